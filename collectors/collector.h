@@ -1,0 +1,33 @@
+#pragma once
+// The one interface every collector implements. Modelled on node_exporter's
+// collector.Collector: a collector only produces metric families; the
+// Gatherer (daemon/gatherer.h) times each call and exports
+// diskperf_scrape_collector_success / _duration_seconds for it.
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <prometheus/metric_family.h>
+
+namespace diskperf {
+
+using Families = std::vector<prometheus::MetricFamily>;
+
+class Collector {
+ public:
+  virtual ~Collector() = default;
+
+  /// Stable collector name, used as the `collector` label ("diskstats").
+  virtual std::string_view name() const = 0;
+
+  /// Reads the host now and appends fresh families to `out`. Returns
+  /// std::nullopt on success, or a one-line error (the source could not be
+  /// read at all). Families appended before a failure are still served.
+  /// Must be safe to call from several scrape threads at once and must not
+  /// throw.
+  virtual std::optional<std::string> collect(Families& out) = 0;
+};
+
+}  // namespace diskperf

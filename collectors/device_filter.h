@@ -1,0 +1,38 @@
+#pragma once
+// Device include/exclude filter shared by the per-device collectors
+// (--collector.diskstats.device-include / -exclude).
+
+#include <mutex>
+#include <optional>
+#include <regex>
+#include <string>
+#include <unordered_map>
+
+namespace diskperf {
+
+/// node_exporter 1.5's default exclude, plus zram: RAM disks, zram, loop and
+/// floppy devices, and partitions of sd/hd/vd/xvd and NVMe disks.
+inline constexpr const char* kDefaultDeviceExclude =
+    R"(^(z?ram|loop|fd|(h|s|v|xv)d[a-z]+|nvme\d+n\d+p)\d+$)";
+
+/// Decides which device names a collector exports. A device is kept when it
+/// matches `include` (if set) and does not match `exclude` (if set). The
+/// default exclude applies only when neither regex is given explicitly, so
+/// `--collector.diskstats.device-include=^loop` shows loop devices.
+/// Regexes are ECMAScript (std::regex), matched against the whole kernel
+/// name with regex_search (anchor with ^ and $ as node_exporter users do).
+/// Decisions are memoised per name; thread-safe.
+class DeviceFilter {
+ public:
+  /// Throws std::regex_error on an invalid pattern.
+  DeviceFilter(std::optional<std::string> include, std::optional<std::string> exclude);
+  bool accepts(const std::string& device) const;
+
+ private:
+  std::optional<std::regex> include_;
+  std::optional<std::regex> exclude_;
+  mutable std::mutex mu_;
+  mutable std::unordered_map<std::string, bool> memo_;
+};
+
+}  // namespace diskperf

@@ -1,0 +1,91 @@
+#include "collectors/diskstats_parser.h"
+
+#include <array>
+#include <charconv>
+
+namespace diskperf {
+namespace {
+
+constexpr std::size_t kMaxFields = 17;  // fields this parser understands
+
+bool is_space(char c) { return c == ' ' || c == '\t' || c == '\r'; }
+
+// Splits on runs of blanks into `tokens` (bounded by `cap`); returns the
+// total number of tokens on the line.
+std::size_t tokenize(std::string_view line, std::string_view* tokens, std::size_t cap) {
+  std::size_t n = 0, i = 0;
+  while (i < line.size()) {
+    while (i < line.size() && is_space(line[i])) ++i;
+    if (i >= line.size()) break;
+    std::size_t start = i;
+    while (i < line.size() && !is_space(line[i])) ++i;
+    if (n < cap) tokens[n] = line.substr(start, i - start);
+    ++n;
+  }
+  return n;
+}
+
+template <typename T>
+bool parse_uint(std::string_view s, T& out) {
+  if (s.empty()) return false;
+  auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), out);
+  return ec == std::errc() && p == s.data() + s.size();
+}
+
+std::optional<std::string> parse_line(std::string_view line, DiskstatsEntry& e) {
+  constexpr std::size_t cap = 3 + kMaxFields;
+  std::array<std::string_view, cap> tok;
+  std::size_t n = tokenize(line, tok.data(), cap);
+  if (n < 3) return "fewer than 3 tokens";
+  std::size_t fields = n - 3;
+  if (!(fields == 4 || fields == 11 || fields == 15 || fields >= 17)) {
+    return "unexpected number of statistics fields: " + std::to_string(fields);
+  }
+  if (!parse_uint(tok[0], e.major) || !parse_uint(tok[1], e.minor)) return "bad major/minor number";
+  e.device.assign(tok[2]);
+  e.field_count = fields;
+  std::array<std::uint64_t, kMaxFields> v{};
+  std::size_t used = std::min(fields, kMaxFields);
+  for (std::size_t i = 0; i < used; ++i) {
+    if (!parse_uint(tok[3 + i], v[i])) {
+      return "field " + std::to_string(i + 1) + " is not an unsigned 64-bit number";
+    }
+  }
+  if (fields == 4) {
+    e.legacy_partition = LegacyPartitionStats{v[0], v[1], v[2], v[3]};
+    return std::nullopt;
+  }
+  e.io = DiskIoStats{v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7], v[8], v[9], v[10]};
+  if (fields >= 15) e.discard = DiskDiscardStats{v[11], v[12], v[13], v[14]};
+  if (fields >= 17) e.flush = DiskFlushStats{v[15], v[16]};
+  return std::nullopt;
+}
+
+}  // namespace
+
+DiskstatsParse parse_diskstats(std::string_view text) {
+  DiskstatsParse out;
+  std::size_t line_no = 0;
+  while (!text.empty()) {
+    ++line_no;
+    std::size_t nl = text.find('\n');
+    bool terminated = nl != std::string_view::npos;
+    std::string_view line = terminated ? text.substr(0, nl) : text;
+    text.remove_prefix(terminated ? nl + 1 : text.size());
+    std::string_view tmp[1];
+    if (tokenize(line, tmp, 1) == 0) continue;  // blank line
+    if (!terminated) {
+      out.rejected.push_back({line_no, "last line has no newline (truncated read)"});
+      break;
+    }
+    DiskstatsEntry e;
+    if (auto err = parse_line(line, e)) {
+      out.rejected.push_back({line_no, std::move(*err)});
+      continue;
+    }
+    out.entries.push_back(std::move(e));
+  }
+  return out;
+}
+
+}  // namespace diskperf

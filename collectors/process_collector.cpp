@@ -1,0 +1,95 @@
+#include "collectors/process_collector.h"
+
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include <charconv>
+#include <string_view>
+#include <vector>
+
+#include "collectors/host_fs.h"
+#include "collectors/metric_families.h"
+
+namespace diskperf {
+namespace {
+
+using prometheus::MetricType;
+
+std::vector<std::string_view> split_blanks(std::string_view s) {
+  std::vector<std::string_view> out;
+  std::size_t i = 0;
+  while (i < s.size()) {
+    while (i < s.size() && (s[i] == ' ' || s[i] == '\n')) ++i;
+    std::size_t start = i;
+    while (i < s.size() && s[i] != ' ' && s[i] != '\n') ++i;
+    if (i > start) out.push_back(s.substr(start, i - start));
+  }
+  return out;
+}
+
+double to_double(std::string_view s) {
+  double v = 0;
+  std::from_chars(s.data(), s.data() + s.size(), v);
+  return v;
+}
+
+// "btime N" line of /proc/stat: boot time in Unix seconds.
+double boot_time(const std::string& stat_text) {
+  std::string_view s = stat_text;
+  std::size_t pos = s.find("\nbtime ");
+  if (pos == std::string_view::npos) return 0;
+  s.remove_prefix(pos + 7);
+  return to_double(s.substr(0, s.find('\n')));
+}
+
+void gauge(Families& out, const char* name, const char* help, double v, MetricType type = MetricType::Gauge) {
+  add_sample(add_family(out, name, help, type), v, {});
+}
+
+}  // namespace
+
+ProcessCollector::ProcessCollector(std::string procfs) : procfs_(std::move(procfs)) {}
+
+std::optional<std::string> ProcessCollector::collect(Families& out) {
+  FileContent stat = read_file(join_path(procfs_, "self/stat"));
+  if (!stat.ok()) return stat.error;
+  // proc(5): "pid (comm) state ppid ..."; comm may hold spaces and ')'.
+  std::size_t close = stat.data.rfind(')');
+  if (close == std::string::npos) return "unparsable " + join_path(procfs_, "self/stat");
+  auto f = split_blanks(std::string_view(stat.data).substr(close + 1));
+  // f[0] is field 3 (state); field N is f[N - 3].
+  if (f.size() < 22) return "short " + join_path(procfs_, "self/stat");
+  const double ticks = static_cast<double>(::sysconf(_SC_CLK_TCK));
+  const double page = static_cast<double>(::sysconf(_SC_PAGESIZE));
+  double cpu = (to_double(f[14 - 3]) + to_double(f[15 - 3])) / ticks;
+  double start_ticks = to_double(f[22 - 3]);
+  double vsize = to_double(f[23 - 3]);
+  double rss_pages = to_double(f[24 - 3]);
+
+  gauge(out, "process_cpu_seconds_total", "Total user and system CPU time spent in seconds.", cpu,
+        MetricType::Counter);
+  gauge(out, "process_resident_memory_bytes", "Resident memory size in bytes.", rss_pages * page);
+  gauge(out, "process_virtual_memory_bytes", "Virtual memory size in bytes.", vsize);
+
+  ReadStatus fd_status;
+  auto fds = list_dir(join_path(procfs_, "self/fd"), &fd_status);
+  if (fd_status == ReadStatus::ok) {
+    gauge(out, "process_open_fds", "Number of open file descriptors.", static_cast<double>(fds.size()));
+  }
+  rlimit lim{};
+  if (::getrlimit(RLIMIT_NOFILE, &lim) == 0) {
+    gauge(out, "process_max_fds", "Maximum number of open file descriptors.",
+          lim.rlim_cur == RLIM_INFINITY ? -1.0 : static_cast<double>(lim.rlim_cur));
+  }
+  FileContent pstat = read_file(join_path(procfs_, "stat"));
+  if (pstat.ok()) {
+    double btime = boot_time(pstat.data);
+    if (btime > 0) {
+      gauge(out, "process_start_time_seconds", "Start time of the process since unix epoch in seconds.",
+            btime + start_ticks / ticks);
+    }
+  }
+  return std::nullopt;
+}
+
+}  // namespace diskperf

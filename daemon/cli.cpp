@@ -1,0 +1,48 @@
+#include "daemon/cli.h"
+
+#include <CLI/CLI.hpp>
+
+#include "version.h"
+
+namespace diskperf {
+
+ParsedCommandLine parse_command_line(int argc, const char* const* argv) {
+  Options o;
+  CLI::App app{"diskperf_exporter: Prometheus exporter of disk performance against cloud disk tier caps."};
+  app.set_version_flag("--version", std::string("diskperf_exporter ") + build::kVersion + " (revision " +
+                                        build::kRevision + ", " + build::kCompiler + ")");
+  app.fallthrough();
+  app.require_subcommand(0, 1);
+
+  app.add_option("--web.listen-address", o.http.listen_address,
+                 "Address to listen on for HTTP: host:port, :port (all interfaces) or [v6]:port")
+      ->capture_default_str();
+  app.add_option("--web.telemetry-path", o.http.telemetry_path, "Path under which to expose metrics")
+      ->capture_default_str()
+      ->check([](const std::string& p) { return !p.empty() && p[0] == '/' ? "" : "must start with /"; });
+  app.add_option("--path.procfs", o.paths.procfs, "procfs mount point")->capture_default_str();
+  app.add_option("--path.sysfs", o.paths.sysfs, "sysfs mount point")->capture_default_str();
+  app.add_option("--config", o.config_file, "YAML configuration file (optional)");
+  app.add_option("--log.level", o.log_level, "Log level: debug, info, warn, error")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"debug", "info", "warn", "error"}));
+  app.add_option("--collector.diskstats.device-include", o.diskstats_device_include,
+                 "Regex of devices to include (default: all but the exclude default)");
+  app.add_option("--collector.diskstats.device-exclude", o.diskstats_device_exclude,
+                 "Regex of devices to exclude (default, when neither is set: "
+                 "^(z?ram|loop|fd|(h|s|v|xv)d[a-z]+|nvme\\d+n\\d+p)\\d+$)");
+
+  CLI::App* serve = app.add_subcommand("serve", "Run the exporter daemon (the default)");
+  CLI::App* metrics = app.add_subcommand("metrics", "Gather once, print the exposition text on stdout, exit");
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return {std::nullopt, app.exit(e)};
+  }
+  (void)serve;
+  if (metrics->parsed()) o.command = Command::metrics;
+  return {std::move(o), 0};
+}
+
+}  // namespace diskperf

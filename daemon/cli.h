@@ -1,0 +1,35 @@
+#pragma once
+// Command line: `diskperf_exporter [serve]` runs the daemon;
+// `diskperf_exporter metrics` gathers once and prints the exposition.
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "collectors/host_fs.h"
+#include "daemon/http_server.h"
+
+namespace diskperf {
+
+enum class Command { serve, metrics };
+
+struct Options {
+  Command command = Command::serve;
+  HttpOptions http;
+  HostPaths paths;
+  std::string config_file;  ///< empty: no config file
+  std::string log_level = "info";
+  std::optional<std::string> diskstats_device_include;
+  std::optional<std::string> diskstats_device_exclude;
+};
+
+/// Result of parsing argv: either options to run with, or an exit code
+/// (after --help, --version or a usage error, already printed).
+struct ParsedCommandLine {
+  std::optional<Options> options;
+  int exit_code = 0;
+};
+
+ParsedCommandLine parse_command_line(int argc, const char* const* argv);
+
+}  // namespace diskperf

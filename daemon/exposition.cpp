@@ -1,0 +1,173 @@
+#include "daemon/exposition.h"
+
+#include <zlib.h>
+
+#include <cstring>
+#include <charconv>
+#include <cmath>
+#include <limits>
+#include <stdexcept>
+#include <string_view>
+
+
+namespace diskperf {
+
+namespace {
+
+// Shortest text that reads back as the same double (std::to_chars), and the
+// spellings the format defines for the special values.
+void append_value(std::string& out, double v) {
+  if (std::isnan(v)) {
+    out += "NaN";
+  } else if (std::isinf(v)) {
+    out += v > 0 ? "+Inf" : "-Inf";
+  } else {
+    char buf[32];
+    auto r = std::to_chars(buf, buf + sizeof buf, v);
+    out.append(buf, r.ptr);
+  }
+}
+
+void append_escaped(std::string& out, std::string_view s, bool quote) {
+  for (char c : s) {
+    if (c == '\\') out += "\\\\";
+    else if (c == '\n') out += "\\n";
+    else if (quote && c == '"') out += "\\\"";
+    else out += c;
+  }
+}
+
+void append_labels(std::string& out, const std::vector<prometheus::ClientMetric::Label>& labels,
+                   const char* extra_name = nullptr, double extra_value = 0) {
+  if (labels.empty() && !extra_name) return;
+  out += '{';
+  bool first = true;
+  for (const auto& l : labels) {
+    if (!first) out += ',';
+    first = false;
+    out += l.name;
+    out += "=\"";
+    append_escaped(out, l.value, true);
+    out += '"';
+  }
+  if (extra_name) {
+    if (!first) out += ',';
+    out += extra_name;
+    out += "=\"";
+    append_value(out, extra_value);
+    out += '"';
+  }
+  out += '}';
+}
+
+void append_sample(std::string& out, std::string_view name, std::string_view suffix,
+                   const prometheus::ClientMetric& m, double v, const char* extra_name = nullptr,
+                   double extra_value = 0) {
+  out += name;
+  out += suffix;
+  append_labels(out, m.label, extra_name, extra_value);
+  out += ' ';
+  append_value(out, v);
+  if (m.timestamp_ms != 0) {
+    out += ' ';
+    out += std::to_string(m.timestamp_ms);
+  }
+  out += '\n';
+}
+
+const char* type_name(prometheus::MetricType t) {
+  switch (t) {
+    case prometheus::MetricType::Counter: return "counter";
+    case prometheus::MetricType::Gauge: return "gauge";
+    case prometheus::MetricType::Summary: return "summary";
+    case prometheus::MetricType::Histogram: return "histogram";
+    default: return "untyped";
+  }
+}
+
+}  // namespace
+
+std::string to_text(const Families& families) {
+  std::string out;
+  out.reserve(4096);
+  for (const auto& f : families) {
+    out += "# HELP ";
+    out += f.name;
+    out += ' ';
+    append_escaped(out, f.help, false);
+    out += "\n# TYPE ";
+    out += f.name;
+    out += ' ';
+    out += type_name(f.type);
+    out += '\n';
+    for (const auto& m : f.metric) {
+      switch (f.type) {
+        case prometheus::MetricType::Counter: append_sample(out, f.name, "", m, m.counter.value); break;
+        case prometheus::MetricType::Gauge: append_sample(out, f.name, "", m, m.gauge.value); break;
+        case prometheus::MetricType::Summary:
+          for (const auto& q : m.summary.quantile)
+            append_sample(out, f.name, "", m, q.value, "quantile", q.quantile);
+          append_sample(out, f.name, "_sum", m, m.summary.sample_sum);
+          append_sample(out, f.name, "_count", m, static_cast<double>(m.summary.sample_count));
+          break;
+        case prometheus::MetricType::Histogram: {
+          bool has_inf = false;
+          for (const auto& b : m.histogram.bucket) {
+            has_inf = has_inf || std::isinf(b.upper_bound);
+            append_sample(out, f.name, "_bucket", m, static_cast<double>(b.cumulative_count), "le", b.upper_bound);
+          }
+          if (!has_inf) {
+            append_sample(out, f.name, "_bucket", m, static_cast<double>(m.histogram.sample_count), "le",
+                          std::numeric_limits<double>::infinity());
+          }
+          append_sample(out, f.name, "_sum", m, m.histogram.sample_sum);
+          append_sample(out, f.name, "_count", m, static_cast<double>(m.histogram.sample_count));
+          break;
+        }
+        default: append_sample(out, f.name, "", m, m.untyped.value); break;
+      }
+    }
+  }
+  return out;
+}
+
+std::string gzip(const std::string& data) {
+  z_stream zs{};
+  // windowBits 15 + 16: gzip wrapper instead of zlib's.
+  if (deflateInit2(&zs, Z_DEFAULT_COMPRESSION, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK) {
+    throw std::runtime_error("deflateInit2 failed");
+  }
+  std::string out(deflateBound(&zs, data.size()) + 32, '\0');
+  zs.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(data.data()));
+  zs.avail_in = static_cast<uInt>(data.size());
+  zs.next_out = reinterpret_cast<Bytef*>(out.data());
+  zs.avail_out = static_cast<uInt>(out.size());
+  int rc = deflate(&zs, Z_FINISH);
+  out.resize(zs.total_out);
+  deflateEnd(&zs);
+  if (rc != Z_STREAM_END) throw std::runtime_error("deflate failed");
+  return out;
+}
+
+bool accepts_gzip(const char* accept_encoding) {
+  if (!accept_encoding) return false;
+  std::string_view rest(accept_encoding);
+  while (!rest.empty()) {
+    std::size_t comma = rest.find(',');
+    std::string_view item = rest.substr(0, comma);
+    rest.remove_prefix(comma == std::string_view::npos ? rest.size() : comma + 1);
+    while (!item.empty() && item.front() == ' ') item.remove_prefix(1);
+    std::string_view coding = item.substr(0, item.find(';'));
+    while (!coding.empty() && coding.back() == ' ') coding.remove_suffix(1);
+    if (coding != "gzip" && coding != "*") continue;
+    std::size_t q = item.find("q=");
+    if (q != std::string_view::npos) {
+      std::string_view qv = item.substr(q + 2);
+      if (qv.starts_with("0") && qv.find_first_not_of("0. ") == std::string_view::npos) continue;
+    }
+    return coding == "gzip";
+  }
+  return false;
+}
+
+}  // namespace diskperf

@@ -1,0 +1,63 @@
+#include "daemon/gatherer.h"
+
+#include <algorithm>
+#include <chrono>
+
+#include <spdlog/spdlog.h>
+
+#include "collectors/metric_families.h"
+#include "version.h"
+
+namespace diskperf {
+
+Gatherer::Gatherer(std::vector<std::unique_ptr<Collector>> collectors) {
+  for (auto& c : collectors) {
+    auto e = std::make_unique<Entry>();
+    e->collector = std::move(c);
+    entries_.push_back(std::move(e));
+  }
+}
+
+Families Gatherer::Collect() const {
+  Families out;
+  out.reserve(64);
+  Families self;
+  self.reserve(3);  // references below must stay valid
+  auto& success = add_family(self, "diskperf_scrape_collector_success",
+                             "Whether the collector succeeded in this scrape (1) or not (0).",
+                             prometheus::MetricType::Gauge);
+  auto& duration = add_family(self, "diskperf_scrape_collector_duration_seconds",
+                              "Time the collector took in this scrape.", prometheus::MetricType::Gauge);
+  for (const auto& e : entries_) {
+    const std::string name(e->collector->name());
+    auto start = std::chrono::steady_clock::now();
+    std::optional<std::string> err;
+    try {
+      err = e->collector->collect(out);
+    } catch (const std::exception& ex) {  // collectors should not throw; never let one end a scrape
+      err = std::string("unexpected exception: ") + ex.what();
+    }
+    std::chrono::duration<double> took = std::chrono::steady_clock::now() - start;
+    add_sample(success, err ? 0.0 : 1.0, {{"collector", name}});
+    add_sample(duration, took.count(), {{"collector", name}});
+
+    int now = err ? kFailed : kOk;
+    int before = e->state.exchange(now);
+    if (err && before != kFailed) {
+      spdlog::warn("collector {} failed: {}", name, *err);
+    } else if (!err && before == kFailed) {
+      spdlog::info("collector {} recovered", name);
+    }
+  }
+  auto& build = add_family(self, "diskperf_build_info",
+                           "A metric with a constant '1' value labeled by version, revision and compiler "
+                           "from which diskperf_exporter was built.",
+                           prometheus::MetricType::Gauge);
+  add_sample(build, 1.0, {{"version", build::kVersion}, {"revision", build::kRevision},
+                          {"compiler", build::kCompiler}});
+  for (auto& f : self) out.push_back(std::move(f));
+  out.erase(std::remove_if(out.begin(), out.end(), [](const auto& f) { return f.metric.empty(); }), out.end());
+  return out;
+}
+
+}  // namespace diskperf

@@ -1,0 +1,37 @@
+#pragma once
+// The Gatherer runs every enabled collector at scrape time and adds the
+// framework's own series, as node_exporter's collector framework does:
+//   diskperf_scrape_collector_success{collector}          1 ok, 0 failed
+//   diskperf_scrape_collector_duration_seconds{collector}
+//   diskperf_build_info{version,revision,compiler}        1
+// A collector that starts failing is logged once (warn), and once again
+// when it recovers (info), never on every scrape.
+
+#include <atomic>
+#include <memory>
+#include <vector>
+
+#include <prometheus/collectable.h>
+
+#include "collectors/collector.h"
+
+namespace diskperf {
+
+class Gatherer final : public prometheus::Collectable {
+ public:
+  explicit Gatherer(std::vector<std::unique_ptr<Collector>> collectors);
+
+  /// Runs all collectors now. Thread-safe; concurrent calls each read the
+  /// host themselves. Families without samples are dropped.
+  Families Collect() const override;
+
+ private:
+  enum State : int { kUnknown = 0, kOk = 1, kFailed = 2 };
+  struct Entry {
+    std::unique_ptr<Collector> collector;
+    mutable std::atomic<int> state{kUnknown};
+  };
+  std::vector<std::unique_ptr<Entry>> entries_;
+};
+
+}  // namespace diskperf

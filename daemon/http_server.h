@@ -1,0 +1,46 @@
+#pragma once
+// HTTP wiring on CivetWeb: the telemetry path (default /metrics), a landing
+// page at /, and /-/healthy. Scrapes run the Gatherer on CivetWeb's worker
+// threads; nothing here blocks on a probe.
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <prometheus/collectable.h>
+
+class CivetServer;
+
+namespace diskperf {
+
+struct HttpOptions {
+  std::string listen_address = ":9859";  ///< host:port, :port, or [v6]:port
+  std::string telemetry_path = "/metrics";
+  int num_threads = 8;                   ///< CivetWeb worker threads
+  int request_timeout_ms = 10000;
+};
+
+/// Translates a Prometheus-style listen address to CivetWeb's
+/// `listening_ports` syntax: ":9859" -> "9859", "127.0.0.1:9859" unchanged,
+/// "[::1]:9859" unchanged. Throws std::invalid_argument when malformed.
+std::string civetweb_listening_port(const std::string& listen_address);
+
+class HttpServer {
+ public:
+  /// Starts listening at once. Throws std::runtime_error (with CivetWeb's
+  /// reason) when the address cannot be bound.
+  HttpServer(const HttpOptions& options, std::shared_ptr<prometheus::Collectable> gatherer);
+  ~HttpServer();
+  HttpServer(const HttpServer&) = delete;
+  HttpServer& operator=(const HttpServer&) = delete;
+
+  /// Ports actually bound (useful with port 0).
+  std::vector<int> listening_ports() const;
+
+ private:
+  struct Handlers;
+  std::unique_ptr<Handlers> handlers_;
+  std::unique_ptr<CivetServer> server_;
+};
+
+}  // namespace diskperf

@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# Installs the Debian 12 packages diskperf_exporter needs that are missing.
+#   scripts/install-deps.sh         build and run
+#   scripts/install-deps.sh --test  also what the tests need
+set -euo pipefail
+
+build_pkgs=(build-essential cmake pkg-config git prometheus-cpp-dev libcivetweb-dev zlib1g-dev
+  libaio-dev libyaml-cpp-dev libspdlog-dev libfmt-dev libcli11-dev)
+test_pkgs=(catch2 curl util-linux iproute2 fio prometheus)
+
+want=("${build_pkgs[@]}")
+[ "${1:-}" = "--test" ] && want+=("${test_pkgs[@]}")
+
+missing=()
+for p in "${want[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+[ ${#missing[@]} -eq 0 ] && exit 0
+
+SUDO=""
+[ "$(id -u)" -ne 0 ] && SUDO=sudo
+echo "installing: ${missing[*]}" >&2
+$SUDO apt-get update -q
+DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -q --no-install-recommends "${missing[@]}"

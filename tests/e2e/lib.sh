@@ -1,0 +1,78 @@
+# Shared helpers for the end-to-end tests. Source it; it sets `set -euo pipefail`
+# and an EXIT trap that undoes everything registered with on_exit (loop devices,
+# processes, temp files), in reverse order, also when a test fails.
+set -euo pipefail
+
+: "${DISKPERF_EXPORTER:?path to the diskperf_exporter binary}"
+E2E_TMP=$(mktemp -d "${TMPDIR:-/tmp}/diskperf-e2e.XXXXXX")
+_cleanups=("rm -rf '$E2E_TMP'")
+
+on_exit() { _cleanups+=("$1"); }
+_run_cleanups() {
+  local rc=$?
+  local i
+  for ((i = ${#_cleanups[@]} - 1; i >= 0; i--)); do eval "${_cleanups[$i]}" >/dev/null 2>&1 || true; done
+  exit "$rc"
+}
+trap _run_cleanups EXIT
+trap 'exit 130' INT TERM
+
+fail() { echo "FAIL: $*" >&2; exit 1; }
+log() { echo "--- $*" >&2; }
+
+# A TCP port on 127.0.0.1 that nothing listens on now.
+free_port() {
+  local p
+  for _ in $(seq 1 200); do
+    p=$((20000 + RANDOM % 40000))
+    if ! ss -Htln "sport = :$p" | grep -q .; then echo "$p"; return 0; fi
+  done
+  fail "no free port found"
+}
+
+# start_exporter ARGS...: starts the daemon on 127.0.0.1 on a kernel-chosen
+# port; sets EXPORTER_PID, EXPORTER_PORT, EXPORTER_LOG.
+start_exporter() {
+  EXPORTER_LOG="$E2E_TMP/exporter.$RANDOM.log"
+  "$DISKPERF_EXPORTER" --web.listen-address=127.0.0.1:0 "$@" >"$EXPORTER_LOG" 2>&1 &
+  EXPORTER_PID=$!
+  on_exit "kill $EXPORTER_PID; wait $EXPORTER_PID"
+  for _ in $(seq 1 100); do
+    EXPORTER_PORT=$(sed -n 's/.*listening on .* (port \([0-9]*\)).*/\1/p' "$EXPORTER_LOG" | head -n1)
+    [ -n "$EXPORTER_PORT" ] && return 0
+    kill -0 "$EXPORTER_PID" 2>/dev/null || { cat "$EXPORTER_LOG" >&2; fail "exporter exited at start"; }
+    sleep 0.05
+  done
+  cat "$EXPORTER_LOG" >&2
+  fail "exporter did not report its port"
+}
+
+scrape() { curl -fsS --max-time 5 "http://127.0.0.1:$EXPORTER_PORT${1:-/metrics}"; }
+
+# sample_value TEXT NAME LABELS: value of the line `NAME{LABELS} V` in TEXT,
+# or nothing when absent. LABELS is the exact label text, e.g. device="loop64".
+sample_value() {
+  awk -v want="$2{$3}" '$1 == want { print $2; found = 1 } END { exit !found }' <<<"$1" || true
+}
+
+# attach_loop FILE: attaches FILE to a new loop device with direct I/O, numbered
+# from 64 up so it never touches the host's own loop devices; prints its name
+# (loopN). Detaches and removes the device node on exit.
+attach_loop() {
+  local n
+  for n in $(seq 64 255); do
+    [ -e "/sys/block/loop$n" ] && continue
+    losetup --direct-io=on "/dev/loop$n" "$1" || continue
+    on_exit "losetup -d /dev/loop$n; ${LOOPCTL:-false} remove $n"
+    echo "loop$n"
+    return 0
+  done
+  fail "no free loop device number"
+}
+
+# detach_loop loopN: detaches and removes the node now.
+detach_loop() {
+  local n=${1#loop}
+  losetup -d "/dev/$1"
+  "${LOOPCTL:?path to loopctl}" remove "$n"
+}

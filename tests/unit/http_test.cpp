@@ -1,0 +1,165 @@
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+#include <zlib.h>
+
+#include <catch2/catch.hpp>
+#include <thread>
+
+#include "collectors/metric_families.h"
+#include "daemon/exposition.h"
+#include "daemon/gatherer.h"
+#include "daemon/http_server.h"
+
+using namespace diskperf;
+
+namespace {
+
+// Minimal HTTP/1.0 client for tests: returns the raw response.
+std::string http_get(int port, const std::string& path, const std::string& headers = "") {
+  int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+  REQUIRE(fd >= 0);
+  sockaddr_in a{};
+  a.sin_family = AF_INET;
+  a.sin_port = htons(static_cast<uint16_t>(port));
+  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  REQUIRE(::connect(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) == 0);
+  std::string req = "GET " + path + " HTTP/1.0\r\nHost: 127.0.0.1\r\n" + headers + "\r\n";
+  REQUIRE(::write(fd, req.data(), req.size()) == static_cast<ssize_t>(req.size()));
+  std::string resp;
+  char buf[8192];
+  ssize_t n;
+  while ((n = ::read(fd, buf, sizeof buf)) > 0) resp.append(buf, static_cast<std::size_t>(n));
+  ::close(fd);
+  return resp;
+}
+
+std::string body(const std::string& resp) { return resp.substr(resp.find("\r\n\r\n") + 4); }
+
+std::string gunzip(const std::string& in) {
+  z_stream zs{};
+  REQUIRE(inflateInit2(&zs, 15 + 16) == Z_OK);
+  std::string out(1 << 20, '\0');
+  zs.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(in.data()));
+  zs.avail_in = static_cast<uInt>(in.size());
+  zs.next_out = reinterpret_cast<Bytef*>(out.data());
+  zs.avail_out = static_cast<uInt>(out.size());
+  REQUIRE(inflate(&zs, Z_FINISH) == Z_STREAM_END);
+  out.resize(zs.total_out);
+  inflateEnd(&zs);
+  return out;
+}
+
+class FixedCollector final : public Collector {
+ public:
+  std::string_view name() const override { return "fixed"; }
+  std::optional<std::string> collect(Families& out) override {
+    add_sample(add_family(out, "diskperf_test_value", "A test value.", prometheus::MetricType::Gauge), 42,
+               {{"device", "sdc"}});
+    return std::nullopt;
+  }
+};
+
+}  // namespace
+
+TEST_CASE("listen address translation", "[http]") {
+  CHECK(civetweb_listening_port(":9859") == "9859");
+  CHECK(civetweb_listening_port("0.0.0.0:9859") == "9859");
+  CHECK(civetweb_listening_port("127.0.0.1:9859") == "127.0.0.1:9859");
+  CHECK(civetweb_listening_port("[::1]:9859") == "[::1]:9859");
+  CHECK_THROWS(civetweb_listening_port("9859"));
+  CHECK_THROWS(civetweb_listening_port("host:"));
+  CHECK_THROWS(civetweb_listening_port("host:99999"));
+  CHECK_THROWS(civetweb_listening_port("host:12a"));
+}
+
+TEST_CASE("Accept-Encoding parsing", "[http]") {
+  CHECK(accepts_gzip("gzip"));
+  CHECK(accepts_gzip("identity, gzip;q=0.5"));
+  CHECK(accepts_gzip("deflate, gzip"));
+  CHECK_FALSE(accepts_gzip(nullptr));
+  CHECK_FALSE(accepts_gzip("identity"));
+  CHECK_FALSE(accepts_gzip("gzip;q=0"));
+  CHECK_FALSE(accepts_gzip("x-gzip2"));
+}
+
+TEST_CASE("HTTP server serves metrics, landing page and health", "[http]") {
+  std::vector<std::unique_ptr<Collector>> cs;
+  cs.push_back(std::make_unique<FixedCollector>());
+  auto g = std::make_shared<Gatherer>(std::move(cs));
+  HttpOptions o;
+  o.listen_address = "127.0.0.1:0";
+  o.telemetry_path = "/custom-metrics";
+  HttpServer server(o, g);
+  auto ports = server.listening_ports();
+  REQUIRE(ports.size() == 1);
+  REQUIRE(ports[0] > 0);
+  int port = ports[0];
+
+  std::string m = http_get(port, "/custom-metrics");
+  CHECK(m.rfind("HTTP/1.1 200", 0) == 0);
+  CHECK(m.find("Content-Type: text/plain; version=0.0.4") != std::string::npos);
+  CHECK(body(m).find("diskperf_test_value{device=\"sdc\"} 42") != std::string::npos);
+  CHECK(body(m).find("diskperf_scrape_collector_success{collector=\"fixed\"} 1") != std::string::npos);
+
+  std::string z = http_get(port, "/custom-metrics", "Accept-Encoding: gzip\r\n");
+  CHECK(z.find("Content-Encoding: gzip") != std::string::npos);
+  CHECK(gunzip(body(z)).find("diskperf_test_value{device=\"sdc\"} 42") != std::string::npos);
+
+  std::string landing = http_get(port, "/");
+  CHECK(landing.rfind("HTTP/1.1 200", 0) == 0);
+  CHECK(body(landing).find("href=\"/custom-metrics\"") != std::string::npos);
+  CHECK(http_get(port, "/-/healthy").rfind("HTTP/1.1 200", 0) == 0);
+  CHECK(http_get(port, "/nope").rfind("HTTP/1.1 404", 0) == 0);
+
+  // Concurrent scrapes are safe and all succeed.
+  std::vector<std::thread> ts;
+  std::atomic<int> good{0};
+  for (int i = 0; i < 8; ++i)
+    ts.emplace_back([&] {
+      for (int j = 0; j < 20; ++j)
+        if (body(http_get(port, "/custom-metrics")).find("diskperf_test_value") != std::string::npos) ++good;
+    });
+  for (auto& t : ts) t.join();
+  CHECK(good == 160);
+}
+
+TEST_CASE("HTTP server reports a port it cannot bind", "[http]") {
+  std::vector<std::unique_ptr<Collector>> cs;
+  auto g = std::make_shared<Gatherer>(std::move(cs));
+  HttpOptions o;
+  o.listen_address = "127.0.0.1:0";
+  HttpServer first(o, g);
+  o.listen_address = "127.0.0.1:" + std::to_string(first.listening_ports().at(0));
+  CHECK_THROWS_WITH(HttpServer(o, g), Catch::Contains("cannot listen on 127.0.0.1:"));
+}
+
+TEST_CASE("text exposition: escaping, special values, shortest doubles, histograms", "[http]") {
+  Families fs;
+  auto& g = add_family(fs, "x_seconds", "Help with \\ and\nnewline.", prometheus::MetricType::Gauge);
+  add_sample(g, 84356 / 1000.0, {{"device", "a\"b\\c\nd"}});
+  add_sample(g, std::numeric_limits<double>::quiet_NaN(), {{"device", "nan"}});
+  add_sample(g, -std::numeric_limits<double>::infinity(), {{"device", "inf"}});
+  add_sample(g, 1e21, {});
+  auto& h = add_family(fs, "lat_seconds", "Latency.", prometheus::MetricType::Histogram);
+  auto& m = h.metric.emplace_back();
+  m.label = {{"probe", "p"}};
+  m.histogram.sample_count = 3;
+  m.histogram.sample_sum = 0.25;
+  m.histogram.bucket = {{1, 0.001}, {3, 0.5}};
+  CHECK(to_text(fs) ==
+        "# HELP x_seconds Help with \\\\ and\\nnewline.\n"
+        "# TYPE x_seconds gauge\n"
+        "x_seconds{device=\"a\\\"b\\\\c\\nd\"} 84.356\n"
+        "x_seconds{device=\"nan\"} NaN\n"
+        "x_seconds{device=\"inf\"} -Inf\n"
+        "x_seconds 1e+21\n"
+        "# HELP lat_seconds Latency.\n"
+        "# TYPE lat_seconds histogram\n"
+        "lat_seconds_bucket{probe=\"p\",le=\"0.001\"} 1\n"
+        "lat_seconds_bucket{probe=\"p\",le=\"0.5\"} 3\n"
+        "lat_seconds_bucket{probe=\"p\",le=\"+Inf\"} 3\n"
+        "lat_seconds_sum{probe=\"p\"} 0.25\n"
+        "lat_seconds_count{probe=\"p\"} 3\n");
+}

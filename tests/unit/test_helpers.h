@@ -1,0 +1,70 @@
+#pragma once
+// Helpers shared by the unit tests: fixture paths, temp dirs, and looking up
+// one sample in gathered families.
+
+#include <filesystem>
+#include <fstream>
+#include <optional>
+#include <string>
+
+#include "collectors/collector.h"
+#include "collectors/host_fs.h"
+
+namespace diskperf::test {
+
+inline std::string fixture(const std::string& rel) { return std::string(DISKPERF_FIXTURES) + "/" + rel; }
+
+inline std::string slurp(const std::string& path) {
+  FileContent f = read_file(path);
+  if (!f.ok()) throw std::runtime_error(f.error);
+  return f.data;
+}
+
+/// A temporary directory removed when the object goes out of scope.
+struct TempDir {
+  std::filesystem::path path;
+  TempDir() {
+    std::string tmpl = (std::filesystem::temp_directory_path() / "diskperf-test-XXXXXX").string();
+    if (!mkdtemp(tmpl.data())) throw std::runtime_error("mkdtemp failed");
+    path = tmpl;
+  }
+  ~TempDir() {
+    std::error_code ec;
+    std::filesystem::remove_all(path, ec);
+  }
+  void write(const std::string& rel, const std::string& content) const {
+    auto p = path / rel;
+    std::filesystem::create_directories(p.parent_path());
+    std::ofstream(p, std::ios::binary) << content;
+  }
+  std::string str() const { return path.string(); }
+};
+
+/// Finds the family `name`, or nullptr.
+inline const prometheus::MetricFamily* family(const Families& fs, const std::string& name) {
+  for (const auto& f : fs)
+    if (f.name == name) return &f;
+  return nullptr;
+}
+
+/// Value of the sample of family `name` whose label `label` is `value`
+/// (any sample when label is empty). std::nullopt when absent.
+inline std::optional<double> sample(const Families& fs, const std::string& name, const std::string& label = "",
+                                    const std::string& value = "") {
+  const auto* f = family(fs, name);
+  if (!f) return std::nullopt;
+  for (const auto& m : f->metric) {
+    bool match = label.empty();
+    for (const auto& l : m.label)
+      if (l.name == label && l.value == value) match = true;
+    if (!match) continue;
+    switch (f->type) {
+      case prometheus::MetricType::Counter: return m.counter.value;
+      case prometheus::MetricType::Gauge: return m.gauge.value;
+      default: return m.untyped.value;
+    }
+  }
+  return std::nullopt;
+}
+
+}  // namespace diskperf::test
