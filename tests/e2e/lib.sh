@@ -56,15 +56,16 @@ sample_value() {
 }
 
 # attach_loop FILE: attaches FILE to a new loop device with direct I/O, numbered
-# from 64 up so it never touches the host's own loop devices; prints its name
-# (loopN). Detaches and removes the device node on exit.
+# from 64 up so it never touches the host's own loop devices; sets LOOP_DEV to
+# its name (loopN). Detaches and removes the device node on exit. Call it
+# directly, not in $(...): the cleanup must be registered in this shell.
 attach_loop() {
   local n
   for n in $(seq 64 255); do
     [ -e "/sys/block/loop$n" ] && continue
     losetup --direct-io=on "/dev/loop$n" "$1" || continue
     on_exit "losetup -d /dev/loop$n; ${LOOPCTL:-false} remove $n"
-    echo "loop$n"
+    LOOP_DEV="loop$n"
     return 0
   done
   fail "no free loop device number"

@@ -5,7 +5,8 @@ source "$(dirname "$0")/lib.sh"
 command -v prometheus >/dev/null || fail "prometheus not installed (Debian package prometheus)"
 
 truncate -s 16M "$E2E_TMP/disk.img"
-dev=$(attach_loop "$E2E_TMP/disk.img")
+attach_loop "$E2E_TMP/disk.img"
+dev=$LOOP_DEV
 start_exporter "--collector.diskstats.device-include=^(loop[0-9]+|vda)\$"
 dd if="/dev/$dev" of=/dev/null bs=4k count=10 iflag=direct status=none
 

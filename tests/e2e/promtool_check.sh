@@ -4,7 +4,8 @@
 source "$(dirname "$0")/lib.sh"
 
 truncate -s 16M "$E2E_TMP/disk.img"
-dev=$(attach_loop "$E2E_TMP/disk.img")
+attach_loop "$E2E_TMP/disk.img"
+dev=$LOOP_DEV
 start_exporter "--collector.diskstats.device-include=^(loop[0-9]+|vda)\$"
 scrape >"$E2E_TMP/served.txt"
 grep -q "device=\"$dev\"" "$E2E_TMP/served.txt" || fail "$dev not in the exposition"
