@@ -50,9 +50,12 @@ start_exporter() {
 scrape() { curl -fsS --max-time 5 "http://127.0.0.1:$EXPORTER_PORT${1:-/metrics}"; }
 
 # sample_value TEXT NAME LABELS: value of the line `NAME{LABELS} V` in TEXT,
-# or nothing when absent. LABELS is the exact label text, e.g. device="loop64".
+# or nothing when absent. LABELS is the exact label text, e.g. device="loop64",
+# or empty for a series without labels.
 sample_value() {
-  awk -v want="$2{$3}" '$1 == want { print $2; found = 1 } END { exit !found }' <<<"$1" || true
+  local want="$2"
+  [ -n "${3:-}" ] && want="$2{$3}"
+  awk -v want="$want" '$1 == want { print $2; found = 1 } END { exit !found }' <<<"$1" || true
 }
 
 # attach_loop FILE: attaches FILE to a new loop device with direct I/O, numbered

@@ -1,0 +1,89 @@
+#include <catch2/catch.hpp>
+#include <spdlog/sinks/ostream_sink.h>
+#include <spdlog/spdlog.h>
+
+#include <sstream>
+
+#include "collectors/metric_families.h"
+#include "daemon/gatherer.h"
+#include "test_helpers.h"
+
+using namespace diskperf;
+using diskperf::test::sample;
+
+namespace {
+
+// A collector whose outcome the test switches.
+class SwitchCollector final : public Collector {
+ public:
+  explicit SwitchCollector(bool* fail) : fail_(fail) {}
+  std::string_view name() const override { return "switch"; }
+  std::optional<std::string> collect(Families& out) override {
+    add_sample(add_family(out, "diskperf_test_ok", "Test.", prometheus::MetricType::Gauge), 1, {});
+    if (*fail_) return "source unreadable";
+    return std::nullopt;
+  }
+
+ private:
+  bool* fail_;
+};
+
+class ThrowingCollector final : public Collector {
+ public:
+  std::string_view name() const override { return "thrower"; }
+  std::optional<std::string> collect(Families&) override { throw std::runtime_error("boom"); }
+};
+
+struct CaptureLog {
+  std::ostringstream os;
+  std::shared_ptr<spdlog::logger> previous = spdlog::default_logger();
+  CaptureLog() {
+    auto sink = std::make_shared<spdlog::sinks::ostream_sink_mt>(os);
+    auto l = std::make_shared<spdlog::logger>("capture", sink);
+    l->set_pattern("%l %v");
+    spdlog::set_default_logger(l);
+  }
+  ~CaptureLog() { spdlog::set_default_logger(previous); }
+  std::size_t count(const std::string& needle) const {
+    std::string s = os.str();
+    std::size_t n = 0;
+    for (auto p = s.find(needle); p != std::string::npos; p = s.find(needle, p + 1)) ++n;
+    return n;
+  }
+};
+
+}  // namespace
+
+TEST_CASE("gatherer logs a failing collector once, and once when it recovers", "[gatherer]") {
+  CaptureLog log;
+  bool fail = false;
+  std::vector<std::unique_ptr<Collector>> cs;
+  cs.push_back(std::make_unique<SwitchCollector>(&fail));
+  Gatherer g(std::move(cs));
+
+  CHECK(sample(g.Collect(), "diskperf_scrape_collector_success", "collector", "switch") == 1);
+  fail = true;
+  for (int i = 0; i < 5; ++i) {
+    auto fs = g.Collect();
+    CHECK(sample(fs, "diskperf_scrape_collector_success", "collector", "switch") == 0);
+    CHECK(sample(fs, "diskperf_test_ok") == 1);  // what it produced before failing is served
+  }
+  CHECK(log.count("warning collector switch failed: source unreadable") == 1);
+  fail = false;
+  for (int i = 0; i < 3; ++i) g.Collect();
+  CHECK(log.count("info collector switch recovered") == 1);
+  fail = true;
+  g.Collect();
+  CHECK(log.count("collector switch failed") == 2);
+}
+
+TEST_CASE("gatherer survives a collector that throws", "[gatherer]") {
+  CaptureLog log;
+  std::vector<std::unique_ptr<Collector>> cs;
+  cs.push_back(std::make_unique<ThrowingCollector>());
+  Gatherer g(std::move(cs));
+  auto fs = g.Collect();
+  CHECK(sample(fs, "diskperf_scrape_collector_success", "collector", "thrower") == 0);
+  CHECK(sample(fs, "diskperf_build_info") == 1);
+  CHECK(log.count("unexpected exception: boom") == 1);
+}
