@@ -2,6 +2,8 @@
 
 #include <CLI/CLI.hpp>
 
+#include <regex>
+
 #include "version.h"
 
 namespace diskperf {
@@ -16,24 +18,45 @@ ParsedCommandLine parse_command_line(int argc, const char* const* argv) {
 
   app.add_option("--web.listen-address", o.http.listen_address,
                  "Address to listen on for HTTP: host:port, :port (all interfaces) or [v6]:port")
-      ->capture_default_str();
+      ->capture_default_str()
+      ->check([](const std::string& a) -> std::string {
+        try {
+          civetweb_listening_port(a);
+          return "";
+        } catch (const std::invalid_argument& e) {
+          return e.what();
+        }
+      });
   app.add_option("--web.telemetry-path", o.http.telemetry_path, "Path under which to expose metrics")
       ->capture_default_str()
       ->check([](const std::string& p) { return !p.empty() && p[0] == '/' ? "" : "must start with /"; });
+  app.add_flag("--web.enable-lifecycle", o.http.enable_lifecycle, "Enable POST /-/reload");
   app.add_option("--path.procfs", o.paths.procfs, "procfs mount point")->capture_default_str();
   app.add_option("--path.sysfs", o.paths.sysfs, "sysfs mount point")->capture_default_str();
   app.add_option("--config", o.config_file, "YAML configuration file (optional)");
   app.add_option("--log.level", o.log_level, "Log level: debug, info, warn, error")
       ->capture_default_str()
       ->check(CLI::IsMember({"debug", "info", "warn", "error"}));
+  const auto valid_regex = [](const std::string& re) -> std::string {
+    try {
+      std::regex r(re, std::regex::ECMAScript);
+      return "";
+    } catch (const std::regex_error& e) {
+      return std::string("invalid regular expression: ") + e.what();
+    }
+  };
   app.add_option("--collector.diskstats.device-include", o.diskstats_device_include,
-                 "Regex of devices to include (default: all but the exclude default)");
+                 "Regex of devices to include (default: all but the exclude default)")
+      ->check(valid_regex);
   app.add_option("--collector.diskstats.device-exclude", o.diskstats_device_exclude,
                  "Regex of devices to exclude (default, when neither is set: "
-                 "^(z?ram|loop|fd|(h|s|v|xv)d[a-z]+|nvme\\d+n\\d+p)\\d+$)");
+                 "^(z?ram|loop|fd|(h|s|v|xv)d[a-z]+|nvme\\d+n\\d+p)\\d+$)")
+      ->check(valid_regex);
 
   CLI::App* serve = app.add_subcommand("serve", "Run the exporter daemon (the default)");
   CLI::App* metrics = app.add_subcommand("metrics", "Gather once, print the exposition text on stdout, exit");
+  CLI::App* validate = app.add_subcommand("validate-config", "Check a config file; print each error with line and column");
+  validate->add_option("file", o.config_file, "The YAML config file")->required();
 
   try {
     app.parse(argc, argv);
@@ -42,6 +65,7 @@ ParsedCommandLine parse_command_line(int argc, const char* const* argv) {
   }
   (void)serve;
   if (metrics->parsed()) o.command = Command::metrics;
+  if (validate->parsed()) o.command = Command::validate_config;
   return {std::move(o), 0};
 }
 

@@ -1,6 +1,7 @@
 #pragma once
 // Command line: `diskperf_exporter [serve]` runs the daemon;
-// `diskperf_exporter metrics` gathers once and prints the exposition.
+// `diskperf_exporter metrics` gathers once and prints the exposition;
+// `diskperf_exporter validate-config FILE` checks a config file.
 
 #include <optional>
 #include <string>
@@ -11,13 +12,13 @@
 
 namespace diskperf {
 
-enum class Command { serve, metrics };
+enum class Command { serve, metrics, validate_config };
 
 struct Options {
   Command command = Command::serve;
   HttpOptions http;
   HostPaths paths;
-  std::string config_file;  ///< empty: no config file
+  std::string config_file;  ///< empty: no config file (for validate-config: the file to check)
   std::string log_level = "info";
   std::optional<std::string> diskstats_device_include;
   std::optional<std::string> diskstats_device_exclude;

@@ -11,11 +11,28 @@
 namespace diskperf {
 
 Gatherer::Gatherer(std::vector<std::unique_ptr<Collector>> collectors) {
+  set_collectors({std::make_move_iterator(collectors.begin()), std::make_move_iterator(collectors.end())});
+}
+
+void Gatherer::set_collectors(std::vector<std::shared_ptr<Collector>> collectors) {
+  auto old = entries();
+  auto list = std::make_shared<EntryList>();
   for (auto& c : collectors) {
-    auto e = std::make_unique<Entry>();
-    e->collector = std::move(c);
-    entries_.push_back(std::move(e));
+    Entry e;
+    e.collector = std::move(c);
+    if (old) {
+      for (const auto& o : *old)
+        if (o.collector->name() == e.collector->name()) e.state = o.state;
+    }
+    list->push_back(std::move(e));
   }
+  std::lock_guard lock(mu_);
+  entries_ = std::move(list);
+}
+
+std::shared_ptr<const Gatherer::EntryList> Gatherer::entries() const {
+  std::lock_guard lock(mu_);
+  return entries_;
 }
 
 Families Gatherer::Collect() const {
@@ -28,12 +45,13 @@ Families Gatherer::Collect() const {
                              prometheus::MetricType::Gauge);
   auto& duration = add_family(self, "diskperf_scrape_collector_duration_seconds",
                               "Time the collector took in this scrape.", prometheus::MetricType::Gauge);
-  for (const auto& e : entries_) {
-    const std::string name(e->collector->name());
+  const auto list = entries();
+  for (const auto& e : *list) {
+    const std::string name(e.collector->name());
     auto start = std::chrono::steady_clock::now();
     std::optional<std::string> err;
     try {
-      err = e->collector->collect(out);
+      err = e.collector->collect(out);
     } catch (const std::exception& ex) {  // collectors should not throw; never let one end a scrape
       err = std::string("unexpected exception: ") + ex.what();
     }
@@ -42,7 +60,7 @@ Families Gatherer::Collect() const {
     add_sample(duration, took.count(), {{"collector", name}});
 
     int now = err ? kFailed : kOk;
-    int before = e->state.exchange(now);
+    int before = e.state->exchange(now);
     if (err && before != kFailed) {
       spdlog::warn("collector {} failed: {}", name, *err);
     } else if (!err && before == kFailed) {

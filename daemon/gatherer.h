@@ -9,6 +9,7 @@
 
 #include <atomic>
 #include <memory>
+#include <mutex>
 #include <vector>
 
 #include <prometheus/collectable.h>
@@ -25,13 +26,22 @@ class Gatherer final : public prometheus::Collectable {
   /// host themselves. Families without samples are dropped.
   Families Collect() const override;
 
+  /// Replaces the collector set (on config reload). Scrapes already running
+  /// finish with the old set; a collector keeps its failing/ok log state
+  /// across the swap when the new set has one of the same name.
+  void set_collectors(std::vector<std::shared_ptr<Collector>> collectors);
+
  private:
   enum State : int { kUnknown = 0, kOk = 1, kFailed = 2 };
   struct Entry {
-    std::unique_ptr<Collector> collector;
-    mutable std::atomic<int> state{kUnknown};
+    std::shared_ptr<Collector> collector;
+    std::shared_ptr<std::atomic<int>> state = std::make_shared<std::atomic<int>>(kUnknown);
   };
-  std::vector<std::unique_ptr<Entry>> entries_;
+  using EntryList = std::vector<Entry>;
+  std::shared_ptr<const EntryList> entries() const;
+
+  mutable std::mutex mu_;  // guards entries_ (the pointer, not the list)
+  std::shared_ptr<const EntryList> entries_;
 };
 
 }  // namespace diskperf

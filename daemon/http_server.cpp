@@ -50,6 +50,31 @@ class HealthyHandler final : public CivetHandler {
   }
 };
 
+class ReloadHandler final : public CivetHandler {
+ public:
+  ReloadHandler(bool enabled, ReloadFn reload) : enabled_(enabled), reload_(std::move(reload)) {}
+  bool handlePost(CivetServer*, mg_connection* conn) override { return handlePut(nullptr, conn); }
+  bool handlePut(CivetServer*, mg_connection* conn) override {
+    if (!enabled_ || !reload_) {
+      send(conn, 403, "Forbidden", "text/plain; charset=utf-8", "Lifecycle API is not enabled.\n");
+      return true;
+    }
+    std::vector<std::string> errors = reload_();
+    if (errors.empty()) {
+      send(conn, 200, "OK", "text/plain; charset=utf-8", "");
+    } else {
+      std::string body = "failed to reload config:\n";
+      for (const auto& e : errors) body += e + "\n";
+      send(conn, 500, "Internal Server Error", "text/plain; charset=utf-8", body);
+    }
+    return true;
+  }
+
+ private:
+  bool enabled_;
+  ReloadFn reload_;
+};
+
 // "/" is matched as a prefix by CivetWeb, so it also answers unknown paths.
 class LandingHandler final : public CivetHandler {
  public:
@@ -79,6 +104,7 @@ struct HttpServer::Handlers {
   MetricsHandler metrics;
   HealthyHandler healthy;
   LandingHandler landing;
+  ReloadHandler reload;
 };
 
 std::string civetweb_listening_port(const std::string& addr) {
@@ -98,9 +124,9 @@ std::string civetweb_listening_port(const std::string& addr) {
   return host + ":" + port;
 }
 
-HttpServer::HttpServer(const HttpOptions& o, std::shared_ptr<prometheus::Collectable> gatherer)
+HttpServer::HttpServer(const HttpOptions& o, std::shared_ptr<prometheus::Collectable> gatherer, ReloadFn reload)
     : handlers_(new Handlers{MetricsHandler(std::move(gatherer)), HealthyHandler(),
-                             LandingHandler(o.telemetry_path)}) {
+                             LandingHandler(o.telemetry_path), ReloadHandler(o.enable_lifecycle, std::move(reload))}) {
   std::vector<std::string> options = {
       "listening_ports", civetweb_listening_port(o.listen_address),
       "num_threads", std::to_string(o.num_threads),
@@ -113,6 +139,7 @@ HttpServer::HttpServer(const HttpOptions& o, std::shared_ptr<prometheus::Collect
   }
   server_->addHandler(o.telemetry_path, handlers_->metrics);
   server_->addHandler("/-/healthy", handlers_->healthy);
+  server_->addHandler("/-/reload", handlers_->reload);
   server_->addHandler("/", handlers_->landing);
 }
 

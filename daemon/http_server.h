@@ -1,8 +1,9 @@
 #pragma once
 // HTTP wiring on CivetWeb: the telemetry path (default /metrics), a landing
-// page at /, and /-/healthy. Scrapes run the Gatherer on CivetWeb's worker
+// page at /, /-/healthy, and POST /-/reload (with --web.enable-lifecycle). Scrapes run the Gatherer on CivetWeb's worker
 // threads; nothing here blocks on a probe.
 
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -18,7 +19,11 @@ struct HttpOptions {
   std::string telemetry_path = "/metrics";
   int num_threads = 8;                   ///< CivetWeb worker threads
   int request_timeout_ms = 10000;
+  bool enable_lifecycle = false;         ///< --web.enable-lifecycle: POST /-/reload
 };
+
+/// Reloads the configuration; returns the errors (empty on success).
+using ReloadFn = std::function<std::vector<std::string>()>;
 
 /// Translates a Prometheus-style listen address to CivetWeb's
 /// `listening_ports` syntax: ":9859" -> "9859", "127.0.0.1:9859" unchanged,
@@ -29,7 +34,9 @@ class HttpServer {
  public:
   /// Starts listening at once. Throws std::runtime_error (with CivetWeb's
   /// reason) when the address cannot be bound.
-  HttpServer(const HttpOptions& options, std::shared_ptr<prometheus::Collectable> gatherer);
+  /// POST /-/reload calls `reload` when options.enable_lifecycle is set,
+  /// and answers 403 otherwise, as Prometheus does.
+  HttpServer(const HttpOptions& options, std::shared_ptr<prometheus::Collectable> gatherer, ReloadFn reload = {});
   ~HttpServer();
   HttpServer(const HttpServer&) = delete;
   HttpServer& operator=(const HttpServer&) = delete;

@@ -1,62 +1,96 @@
-// diskperf_exporter entry point: command line, logging, collectors, HTTP,
-// and the signal loop (SIGINT/SIGTERM stop).
+// diskperf_exporter entry point: command line, logging, config, collectors,
+// HTTP, and the main loop: signals (SIGHUP reload, SIGINT/SIGTERM stop) and
+// systemd readiness and watchdog pings.
 
-#include <csignal>
-#include <cstdio>
+#include <signal.h>
+
 #include <iostream>
 
 #include <spdlog/spdlog.h>
 
-#include "collectors/diskstats_collector.h"
-#include "collectors/process_collector.h"
-#include "config/config.h"
 #include "daemon/cli.h"
+#include "daemon/collector_set.h"
 #include "daemon/exposition.h"
 #include "daemon/gatherer.h"
 #include "daemon/http_server.h"
 #include "daemon/logging.h"
+#include "daemon/reloader.h"
+#include "daemon/systemd_notify.h"
 #include "version.h"
 
 namespace {
 
 using namespace diskperf;
 
-// Loads --config (if any) and merges it under the command line: a flag given
-// on the command line wins over the same setting in the file.
-std::optional<Config> load_config(const Options& o) {
-  if (o.config_file.empty()) return Config{};
-  FileContent file = read_file(o.config_file, 4u << 20);
-  if (!file.ok()) {
-    spdlog::error("cannot read config: {}", file.error);
-    return std::nullopt;
-  }
-  ConfigResult r = parse_config(file.data);
-  for (const auto& e : r.errors) spdlog::error("config error: {}", e.to_string(o.config_file));
-  return r.config;
+int validate_config(const Options& o) {
+  ConfigResult r = load_config_file(o.config_file);
+  for (const auto& e : r.errors) std::cerr << (e.line > 0 ? e.to_string(o.config_file) : e.message) << "\n";
+  if (!r.config) return 1;
+  std::cout << o.config_file << ": OK\n";
+  return 0;
 }
 
-std::shared_ptr<Gatherer> build_gatherer(const Options& o, const Config& cfg) {
-  auto include = o.diskstats_device_include ? o.diskstats_device_include : cfg.diskstats.device_include;
-  auto exclude = o.diskstats_device_exclude ? o.diskstats_device_exclude : cfg.diskstats.device_exclude;
-  auto filter = std::make_shared<const DeviceFilter>(include, exclude);
-  std::vector<std::unique_ptr<Collector>> collectors;
-  collectors.push_back(std::make_unique<DiskstatsCollector>(o.paths, filter));
-  collectors.push_back(std::make_unique<ProcessCollector>());
-  return std::make_shared<Gatherer>(std::move(collectors));
-}
-
-int serve(const Options& o, std::shared_ptr<Gatherer> gatherer) {
-  // Block the stop signals before any thread starts, then wait for them here.
+// The main loop: waits for signals; pings the watchdog while it runs.
+int run_main_loop(ConfigReloader& reloader) {
   sigset_t set;
   sigemptyset(&set);
-  sigaddset(&set, SIGINT);
-  sigaddset(&set, SIGTERM);
+  for (int s : {SIGINT, SIGTERM, SIGHUP}) sigaddset(&set, s);
+  auto watchdog = watchdog_period();
+  timespec tick{1, 0};
+  if (watchdog) {
+    tick.tv_sec = watchdog->count() / 1000000;
+    tick.tv_nsec = (watchdog->count() % 1000000) * 1000;
+  }
+  for (;;) {
+    int sig = sigtimedwait(&set, nullptr, &tick);
+    if (sig == SIGHUP) {
+      spdlog::info("SIGHUP: reloading config");
+      notify_reloading(true);
+      reloader.reload();
+      notify_reloading(false);
+    } else if (sig == SIGINT || sig == SIGTERM) {
+      spdlog::info("received signal {}, stopping", sig);
+      return 0;
+    }
+    if (watchdog) notify_watchdog();
+  }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  // Block the signals the main loop waits for before any thread starts.
+  sigset_t set;
+  sigemptyset(&set);
+  for (int s : {SIGINT, SIGTERM, SIGHUP}) sigaddset(&set, s);
   pthread_sigmask(SIG_BLOCK, &set, nullptr);
-  std::signal(SIGPIPE, SIG_IGN);
+  signal(SIGPIPE, SIG_IGN);
+
+  ParsedCommandLine cl = parse_command_line(argc, argv);
+  if (!cl.options) return cl.exit_code;
+  const Options& o = *cl.options;
+  setup_logging(o.log_level);
+  if (o.command == Command::validate_config) return validate_config(o);
+
+  // Every valid config (at start and on reload) rebuilds the collector set;
+  // the reloader serves its own status as one of the collectors.
+  auto gatherer = std::make_shared<Gatherer>(std::vector<std::unique_ptr<Collector>>{});
+  std::shared_ptr<ConfigReloader> reloader;
+  reloader = std::make_shared<ConfigReloader>(o.config_file, [&](const Config& cfg) {
+    auto collectors = build_collectors(o, cfg);
+    collectors.push_back(reloader);
+    gatherer->set_collectors(std::move(collectors));
+  });
+  if (!reloader->reload().empty()) return 1;  // no good config to start with
+
+  if (o.command == Command::metrics) {
+    std::cout << to_text(gatherer->Collect()) << std::flush;
+    return 0;
+  }
 
   std::unique_ptr<HttpServer> http;
   try {
-    http = std::make_unique<HttpServer>(o.http, gatherer);
+    http = std::make_unique<HttpServer>(o.http, gatherer, [&] { return reloader->reload(); });
   } catch (const std::exception& e) {
     spdlog::error("{}", e.what());
     return 1;
@@ -64,35 +98,10 @@ int serve(const Options& o, std::shared_ptr<Gatherer> gatherer) {
   auto ports = http->listening_ports();
   spdlog::info("diskperf_exporter {} (revision {}) listening on {} (port {}), metrics at {}", build::kVersion,
                build::kRevision, o.http.listen_address, ports.empty() ? 0 : ports.front(), o.http.telemetry_path);
-  int sig = 0;
-  while (sigwait(&set, &sig) != 0) {
-  }
-  spdlog::info("received signal {}, stopping", sig);
+  notify_ready("serving " + o.http.telemetry_path + " on port " + std::to_string(ports.empty() ? 0 : ports.front()));
+  int rc = run_main_loop(*reloader);
+  notify_stopping();
   http.reset();
   spdlog::info("stopped");
-  return 0;
-}
-
-}  // namespace
-
-int main(int argc, char** argv) {
-  ParsedCommandLine cl = parse_command_line(argc, argv);
-  if (!cl.options) return cl.exit_code;
-  const Options& o = *cl.options;
-  setup_logging(o.log_level);
-
-  std::optional<Config> cfg = load_config(o);
-  if (!cfg) return 1;
-  std::shared_ptr<Gatherer> gatherer;
-  try {
-    gatherer = build_gatherer(o, *cfg);
-  } catch (const std::regex_error& e) {
-    spdlog::error("invalid device filter regex: {}", e.what());
-    return 1;
-  }
-  if (o.command == Command::metrics) {
-    std::cout << to_text(gatherer->Collect()) << std::flush;
-    return 0;
-  }
-  return serve(o, std::move(gatherer));
+  return rc;
 }

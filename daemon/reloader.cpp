@@ -1,0 +1,67 @@
+#include "daemon/reloader.h"
+
+#include <chrono>
+
+#include <spdlog/spdlog.h>
+
+#include "collectors/host_fs.h"
+#include "collectors/metric_families.h"
+
+namespace diskperf {
+
+ConfigResult load_config_file(const std::string& path) {
+  if (path.empty()) return parse_config("");
+  FileContent file = read_file(path, 4u << 20);
+  if (!file.ok()) {
+    ConfigResult r;
+    r.errors.push_back({0, 0, file.error});
+    return r;
+  }
+  return parse_config(file.data);
+}
+
+ConfigReloader::ConfigReloader(std::string path, Apply apply) : path_(std::move(path)), apply_(std::move(apply)) {}
+
+std::vector<std::string> ConfigReloader::reload() {
+  std::lock_guard serial(reload_mu_);
+  ConfigResult r = load_config_file(path_);
+  std::vector<std::string> errors;
+  for (const auto& e : r.errors) {
+    errors.push_back(e.line > 0 ? e.to_string(path_) : e.message);
+    spdlog::error("config error: {}", errors.back());
+  }
+  if (!r.config) {
+    std::lock_guard lock(state_mu_);
+    last_ok_ = false;
+    if (current_) spdlog::error("config {} rejected; the running config stays in effect", path_);
+    return errors;
+  }
+  auto cfg = std::make_shared<const Config>(std::move(*r.config));
+  apply_(*cfg);
+  std::lock_guard lock(state_mu_);
+  current_ = std::move(cfg);
+  last_ok_ = true;
+  last_success_unix_ =
+      std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
+  spdlog::info("config {} loaded", path_.empty() ? "(none: defaults)" : path_);
+  return errors;
+}
+
+std::shared_ptr<const Config> ConfigReloader::current() const {
+  std::lock_guard lock(state_mu_);
+  return current_;
+}
+
+std::optional<std::string> ConfigReloader::collect(Families& out) {
+  std::lock_guard lock(state_mu_);
+  add_sample(add_family(out, "diskperf_config_last_reload_successful",
+                        "Whether the last configuration reload attempt was successful (1) or not (0).",
+                        prometheus::MetricType::Gauge),
+             last_ok_ ? 1 : 0, {});
+  add_sample(add_family(out, "diskperf_config_last_reload_success_timestamp_seconds",
+                        "Timestamp of the last successful configuration reload.", prometheus::MetricType::Gauge),
+             last_success_unix_, {});
+  return std::nullopt;
+}
+
+}  // namespace diskperf

@@ -1,0 +1,50 @@
+#pragma once
+// Config reload (SIGHUP, POST /-/reload): reads and validates the config
+// file, applies it only when valid, and otherwise keeps the running config.
+// As a collector it exports, like Prometheus itself:
+//   diskperf_config_last_reload_successful                0/1
+//   diskperf_config_last_reload_success_timestamp_seconds Unix time
+
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "collectors/collector.h"
+#include "config/config.h"
+
+namespace diskperf {
+
+/// Reads `path` (empty: no file, an empty Config) and parses it. Errors are
+/// formatted "path:line:column: message".
+ConfigResult load_config_file(const std::string& path);
+
+class ConfigReloader final : public Collector {
+ public:
+  /// Applies a validated config to the running components. Must not throw.
+  using Apply = std::function<void(const Config&)>;
+
+  ConfigReloader(std::string path, Apply apply);
+
+  /// Loads and, if valid, applies the file. Returns the errors (empty on
+  /// success); each is also logged. Serialised: concurrent calls queue.
+  std::vector<std::string> reload();
+
+  /// The config now running (nullptr before the first successful load).
+  std::shared_ptr<const Config> current() const;
+
+  std::string_view name() const override { return "config"; }
+  std::optional<std::string> collect(Families& out) override;
+
+ private:
+  const std::string path_;
+  const Apply apply_;
+  std::mutex reload_mu_;        // one reload at a time
+  mutable std::mutex state_mu_;  // guards the fields below
+  std::shared_ptr<const Config> current_;
+  bool last_ok_ = false;
+  double last_success_unix_ = 0;
+};
+
+}  // namespace diskperf
