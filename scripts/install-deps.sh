@@ -6,7 +6,7 @@ set -euo pipefail
 
 build_pkgs=(build-essential cmake pkg-config git prometheus-cpp-dev libcivetweb-dev zlib1g-dev
   libaio-dev libyaml-cpp-dev libspdlog-dev libfmt-dev libcli11-dev libsystemd-dev)
-test_pkgs=(catch2 curl util-linux iproute2 fio prometheus)
+test_pkgs=(catch2 curl util-linux iproute2 fio prometheus systemd)
 
 want=("${build_pkgs[@]}")
 [ "${1:-}" = "--test" ] && want+=("${test_pkgs[@]}")

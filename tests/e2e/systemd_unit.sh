@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# The shipped unit: `systemd-analyze verify` is clean and
+# `systemd-analyze security --offline=true` rates its exposure 2.0 or lower.
+source "$(dirname "$0")/lib.sh"
+unit_src="$(dirname "$0")/../../systemd/diskperf_exporter.service"
+command -v systemd-analyze >/dev/null || fail "systemd-analyze missing (Debian package systemd)"
+
+# verify checks that ExecStart exists: point it at the binary under test.
+mkdir -p "$E2E_TMP/unit"
+unit="$E2E_TMP/unit/diskperf_exporter.service"
+sed "s|^ExecStart=/usr/bin/diskperf_exporter|ExecStart=$DISKPERF_EXPORTER|" "$unit_src" >"$unit"
+out=$(systemd-analyze verify "$unit" 2>&1) || fail "systemd-analyze verify failed: $out"
+[ -z "$out" ] || fail "systemd-analyze verify reported: $out"
+
+sec=$(systemd-analyze security --offline=true --no-pager "$unit" 2>&1)
+level=$(sed -n 's/.*Overall exposure level for diskperf_exporter.service: \([0-9.]*\).*/\1/p' <<<"$sec")
+[ -n "$level" ] || fail "no exposure level in: $sec"
+awk -v l="$level" 'BEGIN { exit !(l <= 2.0) }' || fail "exposure level $level > 2.0"
+# The hardening the issue names is really there.
+for key in Type=notify WatchdogSec= SupplementaryGroups=disk NoNewPrivileges=yes ProtectSystem=strict \
+  DevicePolicy=closed SystemCallFilter=@system-service MemoryDenyWriteExecute=yes CapabilityBoundingSet=; do
+  grep -q "^$key" "$unit_src" || fail "unit lacks $key"
+done
+echo "exposure level $level"
+echo "PASS systemd_unit"
