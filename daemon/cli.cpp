@@ -31,6 +31,16 @@ ParsedCommandLine parse_command_line(int argc, const char* const* argv) {
       ->capture_default_str()
       ->check([](const std::string& p) { return !p.empty() && p[0] == '/' ? "" : "must start with /"; });
   app.add_flag("--web.enable-lifecycle", o.http.enable_lifecycle, "Enable POST /-/reload");
+  app.add_option("--web.config.file", o.http.web_config_file,
+                 "Web config file (exporter-toolkit format): TLS, basic auth, response headers");
+  app.add_option("--web.max-threads", o.http.num_threads,
+                 "HTTP worker threads: the most requests (and idle connections) served at once")
+      ->capture_default_str()
+      ->check(CLI::Range(1, 1024));
+  app.add_option("--web.request-timeout", o.http.request_timeout_ms,
+                 "Milliseconds a client may take to send a request before it is dropped")
+      ->capture_default_str()
+      ->check(CLI::Range(100, 600000));
   app.add_option("--path.procfs", o.paths.procfs, "procfs mount point")->capture_default_str();
   app.add_option("--path.sysfs", o.paths.sysfs, "sysfs mount point")->capture_default_str();
   app.add_option("--config", o.config_file, "YAML configuration file (optional)");

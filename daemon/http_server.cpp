@@ -6,34 +6,73 @@
 
 #include <spdlog/spdlog.h>
 
+#include "daemon/basic_auth.h"
 #include "daemon/exposition.h"
+#include "daemon/tls.h"
 
 namespace diskperf {
 namespace {
 
-void send(mg_connection* conn, int status, const char* reason, const char* content_type,
-          const std::string& body, const char* extra_headers = "") {
+// What every handler shares: the basic auth check and the configured headers.
+struct Context {
+  BasicAuth auth;
+  std::string headers;  // "Name: value\r\n" lines from http_server_config.headers
+};
+
+void send(const Context& ctx, mg_connection* conn, int status, const char* reason, const char* content_type,
+          const std::string& body, const std::string& extra_headers = "") {
   mg_printf(conn,
-            "HTTP/1.1 %d %s\r\nContent-Type: %s\r\nContent-Length: %zu\r\n%s"
+            "HTTP/1.1 %d %s\r\nContent-Type: %s\r\nContent-Length: %zu\r\n%s%s"
             "Cache-Control: no-store\r\n\r\n",
-            status, reason, content_type, body.size(), extra_headers);
+            status, reason, content_type, body.size(), extra_headers.c_str(), ctx.headers.c_str());
   mg_write(conn, body.data(), body.size());
 }
 
-class MetricsHandler final : public CivetHandler {
+// Base of every handler: answers 401 unless the request carries valid
+// basic auth credentials (when users are configured).
+class GuardedHandler : public CivetHandler {
  public:
-  explicit MetricsHandler(std::shared_ptr<prometheus::Collectable> g) : gatherer_(std::move(g)) {}
+  explicit GuardedHandler(const Context* ctx) : ctx_(ctx) {}
   bool handleGet(CivetServer*, mg_connection* conn) override {
+    return authorized(conn) ? get(conn) : true;
+  }
+  bool handlePost(CivetServer*, mg_connection* conn) override {
+    return authorized(conn) ? post(conn) : true;
+  }
+  bool handlePut(CivetServer*, mg_connection* conn) override {
+    return authorized(conn) ? post(conn) : true;
+  }
+
+ protected:
+  virtual bool get(mg_connection* conn) = 0;
+  virtual bool post(mg_connection*) { return false; }
+  const Context& ctx() const { return *ctx_; }
+
+ private:
+  bool authorized(mg_connection* conn) {
+    if (ctx_->auth.check(mg_get_header(conn, "Authorization"))) return true;
+    send(*ctx_, conn, 401, "Unauthorized", "text/plain; charset=utf-8", "Unauthorized\n",
+         "WWW-Authenticate: Basic realm=\"diskperf_exporter\"\r\n");
+    return false;
+  }
+  const Context* ctx_;
+};
+
+class MetricsHandler final : public GuardedHandler {
+ public:
+  MetricsHandler(const Context* c, std::shared_ptr<prometheus::Collectable> g)
+      : GuardedHandler(c), gatherer_(std::move(g)) {}
+  bool get(mg_connection* conn) override {
     try {
       std::string text = to_text(gatherer_->Collect());
       if (accepts_gzip(mg_get_header(conn, "Accept-Encoding"))) {
-        send(conn, 200, "OK", kExpositionContentType, gzip(text), "Content-Encoding: gzip\r\n");
+        send(ctx(), conn, 200, "OK", kExpositionContentType, gzip(text), "Content-Encoding: gzip\r\n");
       } else {
-        send(conn, 200, "OK", kExpositionContentType, text);
+        send(ctx(), conn, 200, "OK", kExpositionContentType, text);
       }
     } catch (const std::exception& e) {
       spdlog::error("scrape failed: {}", e.what());
-      send(conn, 500, "Internal Server Error", "text/plain; charset=utf-8", std::string(e.what()) + "\n");
+      send(ctx(), conn, 500, "Internal Server Error", "text/plain; charset=utf-8", std::string(e.what()) + "\n");
     }
     return true;
   }
@@ -42,30 +81,32 @@ class MetricsHandler final : public CivetHandler {
   std::shared_ptr<prometheus::Collectable> gatherer_;
 };
 
-class HealthyHandler final : public CivetHandler {
+class HealthyHandler final : public GuardedHandler {
  public:
-  bool handleGet(CivetServer*, mg_connection* conn) override {
-    send(conn, 200, "OK", "text/plain; charset=utf-8", "Healthy\n");
+  using GuardedHandler::GuardedHandler;
+  bool get(mg_connection* conn) override {
+    send(ctx(), conn, 200, "OK", "text/plain; charset=utf-8", "Healthy\n");
     return true;
   }
 };
 
-class ReloadHandler final : public CivetHandler {
+class ReloadHandler final : public GuardedHandler {
  public:
-  ReloadHandler(bool enabled, ReloadFn reload) : enabled_(enabled), reload_(std::move(reload)) {}
-  bool handlePost(CivetServer*, mg_connection* conn) override { return handlePut(nullptr, conn); }
-  bool handlePut(CivetServer*, mg_connection* conn) override {
+  ReloadHandler(const Context* c, bool enabled, ReloadFn reload)
+      : GuardedHandler(c), enabled_(enabled), reload_(std::move(reload)) {}
+  bool get(mg_connection*) override { return false; }
+  bool post(mg_connection* conn) override {
     if (!enabled_ || !reload_) {
-      send(conn, 403, "Forbidden", "text/plain; charset=utf-8", "Lifecycle API is not enabled.\n");
+      send(ctx(), conn, 403, "Forbidden", "text/plain; charset=utf-8", "Lifecycle API is not enabled.\n");
       return true;
     }
     std::vector<std::string> errors = reload_();
     if (errors.empty()) {
-      send(conn, 200, "OK", "text/plain; charset=utf-8", "");
+      send(ctx(), conn, 200, "OK", "text/plain; charset=utf-8", "");
     } else {
       std::string body = "failed to reload config:\n";
       for (const auto& e : errors) body += e + "\n";
-      send(conn, 500, "Internal Server Error", "text/plain; charset=utf-8", body);
+      send(ctx(), conn, 500, "Internal Server Error", "text/plain; charset=utf-8", body);
     }
     return true;
   }
@@ -76,13 +117,14 @@ class ReloadHandler final : public CivetHandler {
 };
 
 // "/" is matched as a prefix by CivetWeb, so it also answers unknown paths.
-class LandingHandler final : public CivetHandler {
+class LandingHandler final : public GuardedHandler {
  public:
-  explicit LandingHandler(std::string telemetry_path) : telemetry_path_(std::move(telemetry_path)) {}
-  bool handleGet(CivetServer*, mg_connection* conn) override {
+  LandingHandler(const Context* c, std::string telemetry_path)
+      : GuardedHandler(c), telemetry_path_(std::move(telemetry_path)) {}
+  bool get(mg_connection* conn) override {
     const mg_request_info* ri = mg_get_request_info(conn);
     if (!ri || !ri->local_uri || std::string_view(ri->local_uri) != "/") {
-      send(conn, 404, "Not Found", "text/plain; charset=utf-8", "404 page not found\n");
+      send(ctx(), conn, 404, "Not Found", "text/plain; charset=utf-8", "404 page not found\n");
       return true;
     }
     std::string page =
@@ -90,7 +132,7 @@ class LandingHandler final : public CivetHandler {
         "<h1>diskperf_exporter</h1>\n<p>Disk performance against cloud tier caps.</p>\n"
         "<ul><li><a href=\"" + telemetry_path_ + "\">Metrics</a></li>\n"
         "<li><a href=\"/-/healthy\">Health</a></li></ul>\n</body></html>\n";
-    send(conn, 200, "OK", "text/html; charset=utf-8", page);
+    send(ctx(), conn, 200, "OK", "text/html; charset=utf-8", page);
     return true;
   }
 
@@ -101,10 +143,17 @@ class LandingHandler final : public CivetHandler {
 }  // namespace
 
 struct HttpServer::Handlers {
+  Context context;  // first: the handlers below point at it
   MetricsHandler metrics;
   HealthyHandler healthy;
   LandingHandler landing;
   ReloadHandler reload;
+  Handlers(const HttpOptions& o, std::string headers, std::shared_ptr<prometheus::Collectable> g, ReloadFn r)
+      : context{BasicAuth(o.web.basic_auth_users), std::move(headers)},
+        metrics(&context, std::move(g)),
+        healthy(&context),
+        landing(&context, o.telemetry_path),
+        reload(&context, o.enable_lifecycle, std::move(r)) {}
 };
 
 std::string civetweb_listening_port(const std::string& addr) {
@@ -124,16 +173,35 @@ std::string civetweb_listening_port(const std::string& addr) {
   return host + ":" + port;
 }
 
-HttpServer::HttpServer(const HttpOptions& o, std::shared_ptr<prometheus::Collectable> gatherer, ReloadFn reload)
-    : handlers_(new Handlers{MetricsHandler(std::move(gatherer)), HealthyHandler(),
-                             LandingHandler(o.telemetry_path), ReloadHandler(o.enable_lifecycle, std::move(reload))}) {
+HttpServer::HttpServer(const HttpOptions& o, std::shared_ptr<prometheus::Collectable> gatherer, ReloadFn reload) {
+  std::string headers;
+  for (const auto& [k, v] : o.web.headers) headers += k + ": " + v + "\r\n";
+  handlers_ = std::make_unique<Handlers>(o, std::move(headers), std::move(gatherer), std::move(reload));
+  std::string port = civetweb_listening_port(o.listen_address);
+  CivetCallbacks callbacks{};
+  if (o.web.tls) {
+    port += "s";
+    check_tls_config(*o.web.tls);  // a bad file fails here, with OpenSSL's reason
+    tls_ = o.web.tls;
+    // CivetWeb loads OpenSSL and builds the SSL_CTX; we set it up.
+    callbacks.init_ssl = [](void* ssl_ctx, void* user_data) -> int {
+      auto* tls = static_cast<const TlsServerConfig*>(static_cast<CivetServer*>(user_data)->getUserContext());
+      try {
+        configure_server_ssl_ctx(ssl_ctx, *tls);
+        return 1;  // certificate set up by us
+      } catch (const std::exception& e) {
+        spdlog::error("{}", e.what());
+        return -1;
+      }
+    };
+  }
   std::vector<std::string> options = {
-      "listening_ports", civetweb_listening_port(o.listen_address),
+      "listening_ports", port,
       "num_threads", std::to_string(o.num_threads),
       "request_timeout_ms", std::to_string(o.request_timeout_ms),
   };
   try {
-    server_ = std::make_unique<CivetServer>(options);
+    server_ = std::make_unique<CivetServer>(options, &callbacks, tls_ ? &*tls_ : nullptr);
   } catch (const CivetException& e) {
     throw std::runtime_error("cannot listen on " + o.listen_address + ": " + e.what());
   }

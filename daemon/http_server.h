@@ -5,10 +5,13 @@
 
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include <prometheus/collectable.h>
+
+#include "config/web_config.h"
 
 class CivetServer;
 
@@ -20,6 +23,8 @@ struct HttpOptions {
   int num_threads = 8;                   ///< CivetWeb worker threads
   int request_timeout_ms = 10000;
   bool enable_lifecycle = false;         ///< --web.enable-lifecycle: POST /-/reload
+  std::string web_config_file;           ///< --web.config.file (read by the daemon)
+  WebConfig web;                         ///< TLS, basic auth, headers from that file
 };
 
 /// Reloads the configuration; returns the errors (empty on success).
@@ -32,8 +37,10 @@ std::string civetweb_listening_port(const std::string& listen_address);
 
 class HttpServer {
  public:
-  /// Starts listening at once. Throws std::runtime_error (with CivetWeb's
-  /// reason) when the address cannot be bound.
+  /// Starts listening at once, with TLS when options.web.tls is set; every
+  /// endpoint asks for basic auth when options.web.basic_auth_users is set.
+  /// Throws std::runtime_error (with CivetWeb's or OpenSSL's reason) when
+  /// the address cannot be bound or a TLS file cannot be loaded.
   /// POST /-/reload calls `reload` when options.enable_lifecycle is set,
   /// and answers 403 otherwise, as Prometheus does.
   HttpServer(const HttpOptions& options, std::shared_ptr<prometheus::Collectable> gatherer, ReloadFn reload = {});
@@ -47,6 +54,7 @@ class HttpServer {
  private:
   struct Handlers;
   std::unique_ptr<Handlers> handlers_;
+  std::optional<TlsServerConfig> tls_;  // read by CivetWeb's init_ssl callback
   std::unique_ptr<CivetServer> server_;
 };
 

@@ -8,6 +8,8 @@
 
 #include <spdlog/spdlog.h>
 
+#include "collectors/host_fs.h"
+#include "config/web_config.h"
 #include "daemon/cli.h"
 #include "daemon/collector_set.h"
 #include "daemon/exposition.h"
@@ -28,6 +30,18 @@ int validate_config(const Options& o) {
   if (!r.config) return 1;
   std::cout << o.config_file << ": OK\n";
   return 0;
+}
+
+// Reads and validates --web.config.file; logs every error with line and column.
+std::optional<WebConfig> load_web_config_file(const std::string& path) {
+  FileContent file = read_file(path, 1u << 20);
+  if (!file.ok()) {
+    spdlog::error("cannot read web config: {}", file.error);
+    return std::nullopt;
+  }
+  WebConfigResult r = parse_web_config(file.data);
+  for (const auto& e : r.errors) spdlog::error("web config error: {}", e.to_string(path));
+  return r.config;
 }
 
 // The main loop: waits for signals; pings the watchdog while it runs.
@@ -88,9 +102,15 @@ int main(int argc, char** argv) {
     return 0;
   }
 
+  HttpOptions http_options = o.http;
+  if (!http_options.web_config_file.empty()) {
+    auto web = load_web_config_file(http_options.web_config_file);
+    if (!web) return 1;
+    http_options.web = std::move(*web);
+  }
   std::unique_ptr<HttpServer> http;
   try {
-    http = std::make_unique<HttpServer>(o.http, gatherer, [&] { return reloader->reload(); });
+    http = std::make_unique<HttpServer>(http_options, gatherer, [&] { return reloader->reload(); });
   } catch (const std::exception& e) {
     spdlog::error("{}", e.what());
     return 1;

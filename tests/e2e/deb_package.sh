@@ -27,6 +27,7 @@ id -nG diskperf_exporter | grep -qw disk || fail "system user not in group disk"
 /usr/bin/diskperf_exporter metrics --config /etc/diskperf_exporter/config.yml >"$E2E_TMP/m.txt" || fail "installed metrics"
 grep -q '^diskperf_scrape_collector_success{collector="diskstats"} 1' "$E2E_TMP/m.txt" || fail "installed binary: diskstats failed"
 [ -f /usr/share/diskperf_exporter/examples/sap-hana-azure.yml ] || fail "examples not installed"
+nm -D --defined-only /usr/lib/diskperf_exporter/libssl.so | grep -q " SSL_get_peer_certificate$" || fail "TLS shim not installed"
 
 dpkg --purge diskperf-exporter >/dev/null 2>&1 || fail "purge failed"
 [ ! -e /usr/bin/diskperf_exporter ] || fail "binary left after purge"

@@ -1,0 +1,58 @@
+#include "daemon/tls.h"
+
+#include <openssl/err.h>
+#include <openssl/ssl.h>
+
+#include <stdexcept>
+
+namespace diskperf {
+namespace {
+
+std::string openssl_error() {
+  unsigned long e = ERR_get_error();
+  char buf[256];
+  ERR_error_string_n(e, buf, sizeof buf);
+  ERR_clear_error();
+  return buf;
+}
+
+}  // namespace
+
+void configure_server_ssl_ctx(void* ssl_ctx, const TlsServerConfig& tls) {
+  SSL_CTX* ctx = static_cast<SSL_CTX*>(ssl_ctx);
+  auto fail = [&](const std::string& what) { throw std::runtime_error("TLS: " + what + ": " + openssl_error()); };
+  if (SSL_CTX_set_min_proto_version(ctx, tls.min_version) != 1) fail("cannot set min_version");
+  if (SSL_CTX_use_certificate_chain_file(ctx, tls.cert_file.c_str()) != 1) fail("cert_file " + tls.cert_file);
+  if (SSL_CTX_use_PrivateKey_file(ctx, tls.key_file.c_str(), SSL_FILETYPE_PEM) != 1) fail("key_file " + tls.key_file);
+  if (SSL_CTX_check_private_key(ctx) != 1) fail("key_file does not match cert_file");
+  if (!tls.client_ca_file.empty() && SSL_CTX_load_verify_locations(ctx, tls.client_ca_file.c_str(), nullptr) != 1) {
+    fail("client_ca_file " + tls.client_ca_file);
+  }
+  int mode = SSL_VERIFY_NONE;
+  switch (tls.client_auth) {
+    case ClientAuth::none: break;
+    case ClientAuth::request: mode = SSL_VERIFY_PEER; break;  // accepts any (see callback)
+    case ClientAuth::require_any: mode = SSL_VERIFY_PEER | SSL_VERIFY_FAIL_IF_NO_PEER_CERT; break;
+    case ClientAuth::verify_if_given: mode = SSL_VERIFY_PEER; break;
+    case ClientAuth::require_and_verify: mode = SSL_VERIFY_PEER | SSL_VERIFY_FAIL_IF_NO_PEER_CERT; break;
+  }
+  bool verify = tls.client_auth == ClientAuth::verify_if_given || tls.client_auth == ClientAuth::require_and_verify;
+  // Without verification, a presented certificate is accepted whatever its issuer.
+  SSL_verify_cb accept_any = [](int, X509_STORE_CTX*) { return 1; };
+  SSL_CTX_set_verify(ctx, mode, verify ? nullptr : accept_any);
+  SSL_CTX_set_session_id_context(ctx, reinterpret_cast<const unsigned char*>("diskperf"), 8);
+}
+
+void check_tls_config(const TlsServerConfig& tls) {
+  SSL_CTX* ctx = SSL_CTX_new(TLS_server_method());
+  if (!ctx) throw std::runtime_error("TLS: SSL_CTX_new: " + openssl_error());
+  try {
+    configure_server_ssl_ctx(ctx, tls);
+  } catch (...) {
+    SSL_CTX_free(ctx);
+    throw;
+  }
+  SSL_CTX_free(ctx);
+}
+
+}  // namespace diskperf
