@@ -7,6 +7,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include "collectors/azure_collector.h"
 #include "collectors/diskstats_collector.h"
 #include "collectors/process_collector.h"
 #include "config/config.h"
@@ -42,6 +43,10 @@ std::shared_ptr<Gatherer> build_gatherer(const Options& o, const Config& cfg) {
   std::vector<std::unique_ptr<Collector>> collectors;
   collectors.push_back(std::make_unique<DiskstatsCollector>(o.paths, filter));
   collectors.push_back(std::make_unique<ProcessCollector>());
+  const std::string perfcounters = o.azure_perfcounters_file ? *o.azure_perfcounters_file
+                                   : cfg.azure.perfcounters_file ? *cfg.azure.perfcounters_file
+                                                                 : kDefaultPerfCountersFile;
+  if (!perfcounters.empty()) collectors.push_back(std::make_unique<AzureCollector>(perfcounters));
   return std::make_shared<Gatherer>(std::move(collectors));
 }
 
