@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cassert>
 #include <chrono>
 #include <map>
 
@@ -202,6 +203,11 @@ std::shared_ptr<const AzureCollector::Snapshot> AzureCollector::last_good() cons
 std::optional<std::string> AzureCollector::collect(Families& out) {
   RewrittenFileRead file = read_rewritten_file(path_, kMaxFileBytes);
   const double now = now_();
+  // References returned by add_family are held while later families are
+  // added: reserve room for all of this collector's families first.
+  constexpr std::size_t kMaxFamilies = 24;
+  out.reserve(out.size() + kMaxFamilies);
+  [[maybe_unused]] const std::size_t capacity = out.capacity();
 
   auto& present = add_family(out, "diskperf_azure_perfcounters_present",
                              "Whether the PerfCounters file exists (1) or not (0; normal off Azure and with the "
@@ -233,7 +239,12 @@ std::optional<std::string> AzureCollector::collect(Families& out) {
     fresh->parse = parse_perfcounters(file.data);
     fresh->has_end_marker = has_end_marker(fresh->parse);
     std::lock_guard<std::mutex> lock(mu_);
-    const bool lost_lines = !fresh->has_end_marker && last_good_ && last_good_->has_end_marker;
+    // Content without the writer's last block is a read that ended at a line
+    // boundary mid-write, unless no complete file was ever seen (a writer
+    // version without that block) and the writer is not at work right now.
+    const bool settled = now - file.mtime_s >= kSettleSeconds;
+    const bool lost_lines =
+        !fresh->has_end_marker && ((last_good_ && last_good_->has_end_marker) || !settled);
     if (file.data.empty() || fresh->parse.ends_mid_line || file.changed_during_read || lost_lines) {
       torn_reads_.fetch_add(1);
       snap = last_good_;
@@ -299,6 +310,7 @@ std::optional<std::string> AzureCollector::collect(Families& out) {
                oldest_age > kStaleIntervals * refresh ? 1 : 0, {});
   }
   if (snap) emit_parse(out, snap->parse);
+  assert(out.capacity() == capacity);  // no reallocation: kMaxFamilies is enough
   return failure;
 }
 

@@ -36,6 +36,10 @@ class AzureCollector final : public Collector {
   static constexpr std::size_t kMaxFileBytes = 1u << 20;
   /// Staleness threshold: older than this many refresh intervals.
   static constexpr double kStaleIntervals = 3;
+  /// Content lacking the writer's last block (config;Virtualization Solution
+  /// Version) is served only when no complete content was seen before and the
+  /// file has not been modified for this long (the writer is not at work).
+  static constexpr double kSettleSeconds = 1;
   /// Refresh interval assumed when no counter states one (aem.py's 60 s).
   static constexpr double kDefaultRefreshSeconds = 60;
 
