@@ -4,6 +4,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 
@@ -50,9 +51,8 @@ RewrittenFileRead read_rewritten_file(const std::string& path, std::size_t max_b
     return out;
   }
   RewrittenFileRead out;
-  // One buffer sized from fstat (+1 to see growth), grown only if the file grew.
-  std::size_t cap = std::min<std::size_t>(static_cast<std::size_t>(before.st_size), max_bytes) + 1;
-  out.data.resize(cap);
+  // One buffer sized from fstat (+1 byte to notice growth), grown only if the file grew.
+  out.data.resize(std::min<std::size_t>(static_cast<std::size_t>(before.st_size), max_bytes) + 1);
   std::size_t used = 0;
   for (;;) {
     if (used == out.data.size()) {

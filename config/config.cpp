@@ -45,6 +45,21 @@ class Validator {
     }
     return n.Scalar();
   }
+
+  // An absolute path, or the empty string (a feature switched off).
+  std::optional<std::string> path_or_empty(const YAML::Node& n, const std::string& where) {
+    if (!n) return std::nullopt;
+    if (n.IsNull()) return std::string();
+    if (!n.IsScalar()) {
+      error(n, where + " must be a string (a file path, or '' to disable)");
+      return std::nullopt;
+    }
+    if (!n.Scalar().empty() && n.Scalar().front() != '/') {
+      error(n, where + " must be an absolute path, or '' to disable");
+      return std::nullopt;
+    }
+    return n.Scalar();
+  }
 };
 
 }  // namespace
@@ -70,11 +85,15 @@ ConfigResult parse_config(std::string_view text) {
   if (root && !root.IsNull()) {
     if (v.expect_map(root, "the top level", {"collectors"})) {
       const YAML::Node collectors = root["collectors"];
-      if (collectors && v.expect_map(collectors, "collectors", {"diskstats"})) {
+      if (collectors && v.expect_map(collectors, "collectors", {"diskstats", "azure"})) {
         const YAML::Node ds = collectors["diskstats"];
         if (ds && v.expect_map(ds, "collectors.diskstats", {"device_include", "device_exclude"})) {
           cfg.diskstats.device_include = v.regex(ds["device_include"], "collectors.diskstats.device_include");
           cfg.diskstats.device_exclude = v.regex(ds["device_exclude"], "collectors.diskstats.device_exclude");
+        }
+        const YAML::Node az = collectors["azure"];
+        if (az && v.expect_map(az, "collectors.azure", {"perfcounters_file"})) {
+          cfg.azure.perfcounters_file = v.path_or_empty(az["perfcounters_file"], "collectors.azure.perfcounters_file");
         }
       }
     }

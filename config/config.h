@@ -6,6 +6,8 @@
 //     diskstats:
 //       device_include: '^(sd|nvme|dm-|md)'   # regex, see DeviceFilter
 //       device_exclude: '^loop'
+//     azure:
+//       perfcounters_file: /var/lib/AzureEnhancedMonitor/PerfCounters  # '' disables
 //
 // Unknown keys are errors, so a typo is caught instead of silently ignored.
 
@@ -21,9 +23,15 @@ struct DiskstatsConfig {
   std::optional<std::string> device_exclude;
 };
 
+/// The azure collector (collectors/azure_collector.h).
+struct AzureConfig {
+  std::optional<std::string> perfcounters_file;  ///< absolute path, or "" to disable
+};
+
 /// A validated configuration. Immutable once built.
 struct Config {
   DiskstatsConfig diskstats;
+  AzureConfig azure;
 };
 
 /// One problem found in the file; line and column are 1-based (0 if unknown).

@@ -63,6 +63,12 @@ ParsedCommandLine parse_command_line(int argc, const char* const* argv) {
                  "^(z?ram|loop|fd|(h|s|v|xv)d[a-z]+|nvme\\d+n\\d+p)\\d+$)")
       ->check(valid_regex);
 
+  app.add_option("--azure.perfcounters-file", o.azure_perfcounters_file,
+                 "Azure Enhanced Monitoring PerfCounters file; empty disables the azure collector "
+                 "(default: /var/lib/AzureEnhancedMonitor/PerfCounters)")
+      ->expected(0, 1)      // `--azure.perfcounters-file=` (empty) is a valid value
+      ->default_str("");
+
   CLI::App* serve = app.add_subcommand("serve", "Run the exporter daemon (the default)");
   CLI::App* metrics = app.add_subcommand("metrics", "Gather once, print the exposition text on stdout, exit");
   CLI::App* validate = app.add_subcommand("validate-config", "Check a config file; print each error with line and column");

@@ -22,6 +22,7 @@ struct Options {
   std::string log_level = "info";
   std::optional<std::string> diskstats_device_include;
   std::optional<std::string> diskstats_device_exclude;
+  std::optional<std::string> azure_perfcounters_file;  ///< set only when given; "" disables
 };
 
 /// Result of parsing argv: either options to run with, or an exit code

@@ -1,5 +1,6 @@
 #include "daemon/collector_set.h"
 
+#include "collectors/azure_collector.h"
 #include "collectors/diskstats_collector.h"
 #include "collectors/process_collector.h"
 
@@ -12,6 +13,10 @@ std::vector<std::shared_ptr<Collector>> build_collectors(const Options& o, const
   std::vector<std::shared_ptr<Collector>> collectors;
   collectors.push_back(std::make_shared<DiskstatsCollector>(o.paths, filter));
   collectors.push_back(std::make_shared<ProcessCollector>());
+  const std::string perfcounters = o.azure_perfcounters_file ? *o.azure_perfcounters_file
+                                   : cfg.azure.perfcounters_file ? *cfg.azure.perfcounters_file
+                                                                 : kDefaultPerfCountersFile;
+  if (!perfcounters.empty()) collectors.push_back(std::make_shared<AzureCollector>(perfcounters));
   return collectors;
 }
 

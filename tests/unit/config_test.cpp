@@ -34,3 +34,28 @@ TEST_CASE("config: errors carry line and column", "[config][bad-input]") {
   CHECK_FALSE(not_map.config);
   CHECK(not_map.errors.at(0).message == "the top level must be a mapping");
 }
+
+TEST_CASE("config: collectors.azure.perfcounters_file", "[config][azure]") {
+  auto none = parse_config("collectors:\n  diskstats: {}\n");
+  REQUIRE(none.config);
+  CHECK_FALSE(none.config->azure.perfcounters_file);
+  auto set = parse_config("collectors:\n  azure:\n    perfcounters_file: /srv/PerfCounters\n");
+  REQUIRE(set.errors.empty());
+  CHECK(set.config->azure.perfcounters_file == "/srv/PerfCounters");
+  auto off = parse_config("collectors:\n  azure:\n    perfcounters_file: ''\n");
+  REQUIRE(off.errors.empty());
+  CHECK(off.config->azure.perfcounters_file == "");
+
+  auto rel = parse_config("collectors:\n  azure:\n    perfcounters_file: var/PerfCounters\n");
+  CHECK_FALSE(rel.config);
+  REQUIRE(rel.errors.size() == 1);
+  CHECK(rel.errors[0].to_string("c.yml") ==
+        "c.yml:3:24: collectors.azure.perfcounters_file must be an absolute path, or '' to disable");
+  auto typo = parse_config("collectors:\n  azure:\n    perfcounter_file: /x\n");
+  REQUIRE(typo.errors.size() == 1);
+  CHECK(typo.errors[0].to_string("c.yml") == "c.yml:3:5: unknown key 'perfcounter_file' in collectors.azure");
+  auto list = parse_config("collectors:\n  azure:\n    perfcounters_file: [a]\n");
+  REQUIRE(list.errors.size() == 1);
+  CHECK(list.errors[0].line == 3);
+  CHECK(list.errors[0].message == "collectors.azure.perfcounters_file must be a string (a file path, or '' to disable)");
+}
