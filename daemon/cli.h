@@ -21,6 +21,7 @@ struct Options {
   std::string log_level = "info";
   std::optional<std::string> diskstats_device_include;
   std::optional<std::string> diskstats_device_exclude;
+  std::string dm_table_dir;  ///< --collector.topology.dm-table-dir; empty: live tables (libdevmapper)
 };
 
 /// Result of parsing argv: either options to run with, or an exit code

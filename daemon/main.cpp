@@ -8,7 +8,10 @@
 #include <spdlog/spdlog.h>
 
 #include "collectors/diskstats_collector.h"
+#include "collectors/dm_table_source.h"
 #include "collectors/process_collector.h"
+#include "collectors/queue_collector.h"
+#include "collectors/topology_collector.h"
 #include "config/config.h"
 #include "daemon/cli.h"
 #include "daemon/exposition.h"
@@ -41,6 +44,14 @@ std::shared_ptr<Gatherer> build_gatherer(const Options& o, const Config& cfg) {
   auto filter = std::make_shared<const DeviceFilter>(include, exclude);
   std::vector<std::unique_ptr<Collector>> collectors;
   collectors.push_back(std::make_unique<DiskstatsCollector>(o.paths, filter));
+  collectors.push_back(std::make_unique<QueueCollector>(o.paths, filter));
+  std::shared_ptr<DmTableSource> dm_tables;
+  if (o.dm_table_dir.empty()) {
+    dm_tables = std::make_shared<LibDevmapperTableSource>(o.paths.devfs);
+  } else {
+    dm_tables = std::make_shared<DirectoryDmTableSource>(o.dm_table_dir);
+  }
+  collectors.push_back(std::make_unique<TopologyCollector>(o.paths, filter, dm_tables));
   collectors.push_back(std::make_unique<ProcessCollector>());
   return std::make_shared<Gatherer>(std::move(collectors));
 }
