@@ -7,6 +7,7 @@
 #include <unordered_set>
 #include <vector>
 
+#include "collectors/lazy_family.h"
 #include "collectors/metric_families.h"
 
 namespace diskperf {
@@ -183,7 +184,9 @@ std::optional<std::string> QueueCollector::collect(Families& out) {
     rows.push_back({dev, parse_queue_settings(attrs), info.hw_queues});
 
     // Partitions are subdirectories named after the disk with a `partition` file.
-    for (const std::string& entry : list_dir(dir)) {
+    std::vector<std::string> entries = list_dir(dir);
+    std::sort(entries.begin(), entries.end());
+    for (const std::string& entry : entries) {
       if (entry.size() <= dev.size() || entry.compare(0, dev.size(), dev) != 0) continue;
       const std::string pdir = join_path(dir, entry);
       FileContent num = read_file(join_path(pdir, "partition"), kMaxAttrBytes);
@@ -202,38 +205,23 @@ std::optional<std::string> QueueCollector::collect(Families& out) {
   }
 
   for (const Gauge& g : kGauges) {
-    prometheus::MetricFamily* fam = nullptr;
-    for (const DeviceRow& r : rows) {
-      const auto& v = r.q.*g.field;
-      if (!v) continue;
-      if (!fam) fam = &add_family(out, g.name, g.help, MetricType::Gauge);
-      add_sample(*fam, static_cast<double>(*v), {{"device", r.device}});
-    }
-    if (g.field == &QueueSettings::size_bytes) {
-      for (const PartitionRow& p : partitions) {
-        if (!p.size_bytes) continue;
-        if (!fam) fam = &add_family(out, g.name, g.help, MetricType::Gauge);
-        add_sample(*fam, static_cast<double>(*p.size_bytes), {{"device", p.device}});
-      }
-    }
+    LazyFamily fam(out, g.name, g.help, MetricType::Gauge);
+    for (const DeviceRow& r : rows)
+      if (const auto& v = r.q.*g.field) fam.add(static_cast<double>(*v), {{"device", r.device}});
+    if (g.field == &QueueSettings::size_bytes)
+      for (const PartitionRow& p : partitions)
+        if (p.size_bytes) fam.add(static_cast<double>(*p.size_bytes), {{"device", p.device}});
   }
-  prometheus::MetricFamily* inflight = nullptr;
-  prometheus::MetricFamily* hwq = nullptr;
+  LazyFamily inflight(out, "diskperf_disk_inflight_requests",
+                      "Requests issued to the driver and not yet completed (inflight), by op.", MetricType::Gauge);
+  LazyFamily hwq(out, "diskperf_disk_hw_queues", "Hardware dispatch queues of a blk-mq device (entries of mq/).",
+                 MetricType::Gauge);
   for (const DeviceRow& r : rows) {
     if (r.q.inflight) {
-      if (!inflight)
-        inflight = &add_family(out, "diskperf_disk_inflight_requests",
-                               "Requests issued to the driver and not yet completed (inflight), by op.",
-                               MetricType::Gauge);
-      add_sample(*inflight, static_cast<double>(r.q.inflight->reads), {{"device", r.device}, {"op", "read"}});
-      add_sample(*inflight, static_cast<double>(r.q.inflight->writes), {{"device", r.device}, {"op", "write"}});
+      inflight.add(static_cast<double>(r.q.inflight->reads), {{"device", r.device}, {"op", "read"}});
+      inflight.add(static_cast<double>(r.q.inflight->writes), {{"device", r.device}, {"op", "write"}});
     }
-    if (r.hw_queues) {
-      if (!hwq)
-        hwq = &add_family(out, "diskperf_disk_hw_queues",
-                          "Hardware dispatch queues of a blk-mq device (entries of mq/).", MetricType::Gauge);
-      add_sample(*hwq, static_cast<double>(*r.hw_queues), {{"device", r.device}});
-    }
+    if (r.hw_queues) hwq.add(static_cast<double>(*r.hw_queues), {{"device", r.device}});
   }
 
   if (!rows.empty()) {
@@ -257,24 +245,16 @@ std::optional<std::string> QueueCollector::collect(Families& out) {
                   {"by_id", ids == names.by_id.end() ? "" : join(ids->second)}});
     }
   }
-  if (!partitions.empty()) {
-    auto& pinfo = add_family(out, "diskperf_disk_partition_info",
-                             "Partition of a disk: the partition's kernel name, its parent disk and its number "
-                             "(/sys/block/<disk>/<part>/partition).",
-                             MetricType::Gauge);
-    prometheus::MetricFamily* start = nullptr;
-    for (const PartitionRow& p : partitions) {
-      add_sample(pinfo, 1, {{"device", p.device}, {"disk", p.disk}, {"partition", p.number}});
-    }
-    for (const PartitionRow& p : partitions) {
-      if (!p.start_bytes) continue;
-      if (!start)
-        start = &add_family(out, "diskperf_disk_partition_start_bytes",
-                            "Offset of a partition from the start of its disk, in bytes (start x 512).",
-                            MetricType::Gauge);
-      add_sample(*start, static_cast<double>(*p.start_bytes), {{"device", p.device}});
-    }
-  }
+  LazyFamily pinfo(out, "diskperf_disk_partition_info",
+                   "Partition of a disk: the partition's kernel name, its parent disk and its number "
+                   "(/sys/block/<disk>/<part>/partition).",
+                   MetricType::Gauge);
+  LazyFamily start(out, "diskperf_disk_partition_start_bytes",
+                   "Offset of a partition from the start of its disk, in bytes (start x 512).", MetricType::Gauge);
+  for (const PartitionRow& p : partitions)
+    pinfo.add(1, {{"device", p.device}, {"disk", p.disk}, {"partition", p.number}});
+  for (const PartitionRow& p : partitions)
+    if (p.start_bytes) start.add(static_cast<double>(*p.start_bytes), {{"device", p.device}});
   return std::nullopt;
 }
 

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "collectors/dm_table_parser.h"
+#include "collectors/lazy_family.h"
 #include "collectors/metric_families.h"
 #include "collectors/queue_parser.h"
 
@@ -172,8 +173,18 @@ std::optional<std::string> TopologyCollector::collect(Families& out) {
   }
 
   // Device-mapper tables.
-  prometheus::MetricFamily *available = nullptr, *segment = nullptr, *seg_size = nullptr, *stripes = nullptr,
-                           *chunk = nullptr;
+  const auto G = MetricType::Gauge;
+  LazyFamily available(out, "diskperf_volume_dm_table_available",
+                       "1 when the device-mapper table of the volume was read and parsed, 0 when it is "
+                       "unavailable (no device-mapper control node) or failed (reason label).",
+                       G);
+  LazyFamily segment(out, "diskperf_volume_dm_segment_info",
+                     "Segment of a device-mapper table: its target type (linear, striped, crypt, ...).", G);
+  LazyFamily seg_size(out, "diskperf_volume_dm_segment_size_bytes",
+                      "Length of a device-mapper table segment in bytes (length x 512).", G);
+  LazyFamily stripes(out, "diskperf_volume_dm_stripes", "Stripe count of a striped device-mapper segment.", G);
+  LazyFamily chunk(out, "diskperf_volume_dm_stripe_chunk_bytes",
+                   "Chunk size of a striped device-mapper segment in bytes (chunk_sectors x 512).", G);
   for (const Volume* v : kept) {
     if (v->kind != "dm") continue;
     DmTableText t = v->devno ? tables_->read_table(v->device, v->devno->first, v->devno->second)
@@ -185,64 +196,33 @@ std::optional<std::string> TopologyCollector::collect(Families& out) {
       if (parsed.error) reason = "parse: " + *parsed.error;
     }
     bool ok = t.status == DmTableText::Status::ok && !parsed.error;
-    if (!available)
-      available = &add_family(out, "diskperf_volume_dm_table_available",
-                              "1 when the device-mapper table of the volume was read and parsed, 0 when it "
-                              "is unavailable (no device-mapper control node) or failed (reason label).",
-                              MetricType::Gauge);
-    add_sample(*available, ok ? 1 : 0, {{"volume", v->device}, {"reason", ok ? "" : reason}});
+    available.add(ok ? 1 : 0, {{"volume", v->device}, {"reason", ok ? "" : reason}});
     if (!ok) continue;
     for (std::size_t i = 0; i < parsed.segments.size(); ++i) {
       const DmSegment& s = parsed.segments[i];
       const std::string idx = std::to_string(i);
-      if (!segment) {
-        segment = &add_family(out, "diskperf_volume_dm_segment_info",
-                              "Segment of a device-mapper table: its target type (linear, striped, crypt, ...).",
-                              MetricType::Gauge);
-        seg_size = &add_family(out, "diskperf_volume_dm_segment_size_bytes",
-                               "Length of a device-mapper table segment in bytes (length x 512).",
-                               MetricType::Gauge);
-      }
-      add_sample(*segment, 1, {{"volume", v->device}, {"segment", idx}, {"target", s.target}});
-      add_sample(*seg_size, static_cast<double>(s.length_sectors) * 512.0, {{"volume", v->device}, {"segment", idx}});
+      segment.add(1, {{"volume", v->device}, {"segment", idx}, {"target", s.target}});
+      seg_size.add(static_cast<double>(s.length_sectors) * 512.0, {{"volume", v->device}, {"segment", idx}});
       if (s.stripes) {
-        if (!stripes) {
-          stripes = &add_family(out, "diskperf_volume_dm_stripes",
-                                "Stripe count of a striped device-mapper segment.", MetricType::Gauge);
-          chunk = &add_family(out, "diskperf_volume_dm_stripe_chunk_bytes",
-                              "Chunk size of a striped device-mapper segment in bytes (chunk_sectors x 512).",
-                              MetricType::Gauge);
-        }
-        add_sample(*stripes, *s.stripes, {{"volume", v->device}, {"segment", idx}});
-        add_sample(*chunk, static_cast<double>(*s.chunk_bytes), {{"volume", v->device}, {"segment", idx}});
+        stripes.add(*s.stripes, {{"volume", v->device}, {"segment", idx}});
+        chunk.add(static_cast<double>(*s.chunk_bytes), {{"volume", v->device}, {"segment", idx}});
       }
     }
   }
 
   // md RAID.
-  prometheus::MetricFamily *md_info = nullptr, *md_disks = nullptr, *md_chunk = nullptr;
+  LazyFamily md_info(out, "diskperf_volume_md_info",
+                     "md RAID array facts: md/level, md/array_state, array name (<devfs>/md/<name>), md/uuid.", G);
+  LazyFamily md_disks(out, "diskperf_volume_md_raid_disks", "Number of devices in a full md array (md/raid_disks).",
+                      G);
+  LazyFamily md_chunk(out, "diskperf_volume_md_chunk_bytes",
+                      "md array chunk size in bytes (md/chunk_size; 0 for levels without chunks).", G);
   for (const Volume* v : kept) {
     if (v->kind != "md") continue;
-    if (!md_info)
-      md_info = &add_family(out, "diskperf_volume_md_info",
-                            "md RAID array facts: md/level, md/array_state, array name, md/uuid.",
-                            MetricType::Gauge);
-    add_sample(*md_info, 1,
-               {{"volume", v->device}, {"name", v->name}, {"level", v->md_level},
-                {"array_state", v->md_array_state}, {"uuid", v->uuid}});
-    if (v->md_raid_disks) {
-      if (!md_disks)
-        md_disks = &add_family(out, "diskperf_volume_md_raid_disks",
-                               "Number of devices in a full md array (md/raid_disks).", MetricType::Gauge);
-      add_sample(*md_disks, static_cast<double>(*v->md_raid_disks), {{"volume", v->device}});
-    }
-    if (v->md_chunk_bytes) {
-      if (!md_chunk)
-        md_chunk = &add_family(out, "diskperf_volume_md_chunk_bytes",
-                               "md array chunk size in bytes (md/chunk_size; 0 for levels without chunks).",
-                               MetricType::Gauge);
-      add_sample(*md_chunk, static_cast<double>(*v->md_chunk_bytes), {{"volume", v->device}});
-    }
+    md_info.add(1, {{"volume", v->device}, {"name", v->name}, {"level", v->md_level},
+                    {"array_state", v->md_array_state}, {"uuid", v->uuid}});
+    if (v->md_raid_disks) md_disks.add(static_cast<double>(*v->md_raid_disks), {{"volume", v->device}});
+    if (v->md_chunk_bytes) md_chunk.add(static_cast<double>(*v->md_chunk_bytes), {{"volume", v->device}});
   }
   return std::nullopt;
 }
