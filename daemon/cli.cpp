@@ -43,6 +43,11 @@ ParsedCommandLine parse_command_line(int argc, const char* const* argv) {
       ->check(CLI::Range(100, 600000));
   app.add_option("--path.procfs", o.paths.procfs, "procfs mount point")->capture_default_str();
   app.add_option("--path.sysfs", o.paths.sysfs, "sysfs mount point")->capture_default_str();
+  app.add_option("--path.devfs", o.paths.devfs, "devfs mount point (udev links under disk/, md/, mapper/)")
+      ->capture_default_str();
+  app.add_option("--collector.topology.dm-table-dir", o.dm_table_dir,
+                 "Read device-mapper tables from DIR/<dm-N> files (`dmsetup table` output) instead of the "
+                 "kernel (offline analysis, tests)");
   app.add_option("--config", o.config_file, "YAML configuration file (optional)");
   app.add_option("--log.level", o.log_level, "Log level: debug, info, warn, error")
       ->capture_default_str()

@@ -23,6 +23,7 @@ struct Options {
   std::optional<std::string> diskstats_device_include;
   std::optional<std::string> diskstats_device_exclude;
   std::optional<std::string> azure_perfcounters_file;  ///< set only when given; "" disables
+  std::string dm_table_dir;  ///< --collector.topology.dm-table-dir; empty: live tables (libdevmapper)
 };
 
 /// Result of parsing argv: either options to run with, or an exit code

@@ -2,6 +2,9 @@
 
 #include "collectors/azure_collector.h"
 #include "collectors/diskstats_collector.h"
+#include "collectors/dm_table_source.h"
+#include "collectors/queue_collector.h"
+#include "collectors/topology_collector.h"
 #include "collectors/process_collector.h"
 
 namespace diskperf {
@@ -12,6 +15,14 @@ std::vector<std::shared_ptr<Collector>> build_collectors(const Options& o, const
   auto filter = std::make_shared<const DeviceFilter>(include, exclude);
   std::vector<std::shared_ptr<Collector>> collectors;
   collectors.push_back(std::make_shared<DiskstatsCollector>(o.paths, filter));
+  collectors.push_back(std::make_shared<QueueCollector>(o.paths, filter));
+  std::shared_ptr<DmTableSource> dm_tables;
+  if (o.dm_table_dir.empty()) {
+    dm_tables = std::make_shared<LibDevmapperTableSource>(o.paths.devfs);
+  } else {
+    dm_tables = std::make_shared<DirectoryDmTableSource>(o.dm_table_dir);
+  }
+  collectors.push_back(std::make_shared<TopologyCollector>(o.paths, filter, dm_tables));
   collectors.push_back(std::make_shared<ProcessCollector>());
   const std::string perfcounters = o.azure_perfcounters_file ? *o.azure_perfcounters_file
                                    : cfg.azure.perfcounters_file ? *cfg.azure.perfcounters_file

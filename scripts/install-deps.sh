@@ -5,7 +5,8 @@
 set -euo pipefail
 
 build_pkgs=(build-essential cmake pkg-config git prometheus-cpp-dev libcivetweb-dev zlib1g-dev
-  libaio-dev libyaml-cpp-dev libspdlog-dev libfmt-dev libcli11-dev libsystemd-dev libssl-dev libcrypt-dev)
+  libaio-dev libyaml-cpp-dev libspdlog-dev libfmt-dev libcli11-dev libsystemd-dev libssl-dev libcrypt-dev
+  libdevmapper-dev)
 test_pkgs=(catch2 curl util-linux iproute2 fio prometheus systemd openssl)
 
 want=("${build_pkgs[@]}")

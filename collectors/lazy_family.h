@@ -1,0 +1,34 @@
+#pragma once
+// A family appended to `out` on its first sample only, so a family with no
+// samples is never served. Holds an index, not a pointer: `out` may grow
+// (and reallocate) while several families are being filled.
+
+#include <optional>
+#include <string>
+
+#include "collectors/metric_families.h"
+
+namespace diskperf {
+
+class LazyFamily {
+ public:
+  LazyFamily(Families& out, std::string name, std::string help, prometheus::MetricType type)
+      : out_(out), name_(std::move(name)), help_(std::move(help)), type_(type) {}
+
+  void add(double value, LabelPairs labels) { add_sample(get(), value, labels); }
+
+ private:
+  prometheus::MetricFamily& get() {
+    if (!index_) {
+      index_ = out_.size();
+      add_family(out_, name_, help_, type_);
+    }
+    return out_[*index_];
+  }
+  Families& out_;
+  std::string name_, help_;
+  prometheus::MetricType type_;
+  std::optional<std::size_t> index_;
+};
+
+}  // namespace diskperf

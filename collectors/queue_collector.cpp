@@ -1,0 +1,261 @@
+#include "collectors/queue_collector.h"
+
+#include <algorithm>
+#include <array>
+#include <map>
+#include <set>
+#include <unordered_set>
+#include <vector>
+
+#include "collectors/lazy_family.h"
+#include "collectors/metric_families.h"
+
+namespace diskperf {
+namespace {
+
+using prometheus::MetricType;
+
+// Attributes that change only with the device (cached per identity).
+constexpr std::array<const char*, 9> kStaticAttrs{
+    "queue/max_hw_sectors_kb", "queue/logical_block_size", "queue/physical_block_size",
+    "queue/minimum_io_size",   "queue/optimal_io_size",    "device/model",
+    "device/vendor",           "wwid",                     "device/wwid",
+};
+
+// Attributes read at every scrape (writable by the administrator or live).
+constexpr std::array<const char*, 9> kDynamicAttrs{
+    "device/queue_depth", "queue/nr_requests", "queue/max_sectors_kb", "queue/read_ahead_kb",
+    "queue/rotational",   "queue/scheduler",   "queue/write_cache",    "size",
+    "inflight",
+};
+
+constexpr std::size_t kMaxAttrBytes = 4096;
+
+void read_attrs(const std::string& dir, const char* const* names, std::size_t n, SysfsAttrs& out) {
+  for (std::size_t i = 0; i < n; ++i) {
+    FileContent f = read_file(join_path(dir, names[i]), kMaxAttrBytes);
+    if (f.ok()) out.emplace(names[i], std::move(f.data));
+  }
+}
+
+struct Gauge {
+  const char* name;
+  const char* help;
+  std::optional<std::uint64_t> QueueSettings::*field;
+};
+
+constexpr std::array<Gauge, 11> kGauges{{
+    {"diskperf_disk_queue_depth",
+     "SCSI device queue depth: commands the host may have outstanding on the device (device/queue_depth).",
+     &QueueSettings::queue_depth},
+    {"diskperf_disk_nr_requests", "Requests the block layer may allocate per queue (queue/nr_requests).",
+     &QueueSettings::nr_requests},
+    {"diskperf_disk_max_sectors_bytes", "Largest request the block layer issues, in bytes (queue/max_sectors_kb).",
+     &QueueSettings::max_sectors_bytes},
+    {"diskperf_disk_max_hw_sectors_bytes", "Largest request the hardware accepts, in bytes (queue/max_hw_sectors_kb).",
+     &QueueSettings::max_hw_sectors_bytes},
+    {"diskperf_disk_read_ahead_bytes", "Read-ahead window in bytes (queue/read_ahead_kb).",
+     &QueueSettings::read_ahead_bytes},
+    {"diskperf_disk_logical_block_size_bytes", "Logical block size in bytes (queue/logical_block_size).",
+     &QueueSettings::logical_block_size},
+    {"diskperf_disk_physical_block_size_bytes", "Physical block size in bytes (queue/physical_block_size).",
+     &QueueSettings::physical_block_size},
+    {"diskperf_disk_minimum_io_size_bytes", "Preferred minimum I/O size in bytes (queue/minimum_io_size).",
+     &QueueSettings::minimum_io_size},
+    {"diskperf_disk_optimal_io_size_bytes",
+     "Preferred I/O size in bytes, e.g. a stripe width; 0 when none is reported (queue/optimal_io_size).",
+     &QueueSettings::optimal_io_size},
+    {"diskperf_disk_rotational", "1 for a rotational device, 0 for a solid-state one (queue/rotational).",
+     &QueueSettings::rotational},
+    {"diskperf_disk_size_bytes", "Device size in bytes (size, in 512-byte sectors).", &QueueSettings::size_bytes},
+}};
+
+struct DeviceRow {
+  std::string device;
+  QueueSettings q;
+  std::optional<std::uint64_t> hw_queues;
+};
+
+struct PartitionRow {
+  std::string device, disk, number;
+  std::optional<std::uint64_t> start_bytes, size_bytes;
+};
+
+// Stable names under <devfs>/disk: by-id link names and Azure LUNs, keyed by
+// the kernel name their link points at.
+struct StableNames {
+  std::map<std::string, std::set<std::string>> by_id;
+  std::map<std::string, std::set<unsigned>> azure_lun;
+};
+
+StableNames read_stable_names(const std::string& devfs) {
+  StableNames s;
+  const std::string by_id = join_path(devfs, "disk/by-id");
+  for (const std::string& link : list_dir(by_id)) {
+    std::string target = link_target_name(read_link(join_path(by_id, link)));
+    if (!target.empty()) s.by_id[target].insert(link);
+  }
+  const std::string azure = join_path(devfs, "disk/azure/scsi1");
+  for (const std::string& link : list_dir(azure)) {
+    auto lun = parse_azure_lun(link);
+    if (!lun) continue;
+    std::string target = link_target_name(read_link(join_path(azure, link)));
+    if (!target.empty()) s.azure_lun[target].insert(*lun);
+  }
+  return s;
+}
+
+template <typename T>
+std::string join(const std::set<T>& values) {
+  std::string out;
+  for (const auto& v : values) {
+    if (!out.empty()) out.push_back(',');
+    if constexpr (std::is_same_v<T, std::string>) {
+      out += v;
+    } else {
+      out += std::to_string(v);
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+QueueCollector::QueueCollector(HostPaths paths, std::shared_ptr<const DeviceFilter> filter)
+    : paths_(std::move(paths)), filter_(std::move(filter)) {}
+
+std::size_t QueueCollector::static_reads() const {
+  std::lock_guard lock(mu_);
+  return static_reads_;
+}
+
+QueueCollector::StaticInfo QueueCollector::static_info(const std::string& device, const std::string& identity) {
+  if (!identity.empty()) {
+    std::lock_guard lock(mu_);
+    if (auto it = cache_.find(device); it != cache_.end() && it->second.identity == identity) return it->second;
+  }
+  StaticInfo info;
+  info.identity = identity;
+  const std::string dir = join_path(paths_.sysfs, "block/" + device);
+  read_attrs(dir, kStaticAttrs.data(), kStaticAttrs.size(), info.attrs);
+  ReadStatus st = ReadStatus::ok;
+  auto mq = list_dir(join_path(dir, "mq"), &st);
+  if (st == ReadStatus::ok) info.hw_queues = mq.size();
+  std::lock_guard lock(mu_);
+  ++static_reads_;
+  if (!identity.empty()) cache_[device] = info;
+  return info;
+}
+
+std::optional<std::string> QueueCollector::collect(Families& out) {
+  ReadStatus st = ReadStatus::ok;
+  const std::string block = join_path(paths_.sysfs, "block");
+  std::vector<std::string> devices = list_dir(block, &st);
+  if (st != ReadStatus::ok) return "list " + block + ": cannot read directory";
+  std::sort(devices.begin(), devices.end());
+
+  std::vector<DeviceRow> rows;
+  std::vector<PartitionRow> partitions;
+  std::unordered_set<std::string> present;
+  for (const std::string& dev : devices) {
+    if (!filter_->accepts(dev)) continue;
+    if (before_read_) before_read_(dev);
+    const std::string dir = join_path(block, dev);
+    // Identity: major:minor, plus the disk sequence number (5.15+) that
+    // changes whenever new media or a new backing file is attached.
+    FileContent devno = read_file(join_path(dir, "dev"), kMaxAttrBytes);
+    if (devno.status == ReadStatus::absent || devno.status == ReadStatus::vanished) continue;  // gone
+    std::string identity;
+    if (devno.ok() && !trim_attr(devno.data).empty()) {
+      FileContent seq = read_file(join_path(dir, "diskseq"), kMaxAttrBytes);
+      identity = trim_attr(devno.data) + "|" + (seq.ok() ? trim_attr(seq.data) : "");
+    }
+    present.insert(dev);
+    SysfsAttrs attrs;
+    read_attrs(dir, kDynamicAttrs.data(), kDynamicAttrs.size(), attrs);
+    StaticInfo info = static_info(dev, identity);
+    attrs.insert(info.attrs.begin(), info.attrs.end());
+    // Gone while it was read: no series, no cache entry (nothing stale).
+    FileContent again = read_file(join_path(dir, "dev"), kMaxAttrBytes);
+    if (again.status == ReadStatus::absent || again.status == ReadStatus::vanished) {
+      present.erase(dev);
+      continue;
+    }
+    rows.push_back({dev, parse_queue_settings(attrs), info.hw_queues});
+
+    // Partitions are subdirectories named after the disk with a `partition` file.
+    std::vector<std::string> entries = list_dir(dir);
+    std::sort(entries.begin(), entries.end());
+    for (const std::string& entry : entries) {
+      if (entry.size() <= dev.size() || entry.compare(0, dev.size(), dev) != 0) continue;
+      const std::string pdir = join_path(dir, entry);
+      FileContent num = read_file(join_path(pdir, "partition"), kMaxAttrBytes);
+      if (!num.ok() || !parse_u64(num.data)) continue;
+      PartitionRow p{entry, dev, std::to_string(*parse_u64(num.data)), std::nullopt, std::nullopt};
+      FileContent start = read_file(join_path(pdir, "start"), kMaxAttrBytes);
+      if (start.ok()) p.start_bytes = scale_u64(parse_u64(start.data), 512);
+      FileContent size = read_file(join_path(pdir, "size"), kMaxAttrBytes);
+      if (size.ok()) p.size_bytes = scale_u64(parse_u64(size.data), 512);
+      partitions.push_back(std::move(p));
+    }
+  }
+  {
+    std::lock_guard lock(mu_);
+    std::erase_if(cache_, [&](const auto& kv) { return !present.count(kv.first); });
+  }
+
+  for (const Gauge& g : kGauges) {
+    LazyFamily fam(out, g.name, g.help, MetricType::Gauge);
+    for (const DeviceRow& r : rows)
+      if (const auto& v = r.q.*g.field) fam.add(static_cast<double>(*v), {{"device", r.device}});
+    if (g.field == &QueueSettings::size_bytes)
+      for (const PartitionRow& p : partitions)
+        if (p.size_bytes) fam.add(static_cast<double>(*p.size_bytes), {{"device", p.device}});
+  }
+  LazyFamily inflight(out, "diskperf_disk_inflight_requests",
+                      "Requests issued to the driver and not yet completed (inflight), by op.", MetricType::Gauge);
+  LazyFamily hwq(out, "diskperf_disk_hw_queues", "Hardware dispatch queues of a blk-mq device (entries of mq/).",
+                 MetricType::Gauge);
+  for (const DeviceRow& r : rows) {
+    if (r.q.inflight) {
+      inflight.add(static_cast<double>(r.q.inflight->reads), {{"device", r.device}, {"op", "read"}});
+      inflight.add(static_cast<double>(r.q.inflight->writes), {{"device", r.device}, {"op", "write"}});
+    }
+    if (r.hw_queues) hwq.add(static_cast<double>(*r.hw_queues), {{"device", r.device}});
+  }
+
+  if (!rows.empty()) {
+    StableNames names = read_stable_names(paths_.devfs);
+    auto& info = add_family(out, "diskperf_disk_info",
+                            "Device facts as labels: active scheduler (queue/scheduler), write_cache, model, "
+                            "vendor, wwid, Azure LUN (/dev/disk/azure/scsi1/lunN) and /dev/disk/by-id names "
+                            "(comma-separated); empty when unknown.",
+                            MetricType::Gauge);
+    for (const DeviceRow& r : rows) {
+      auto lun = names.azure_lun.find(r.device);
+      auto ids = names.by_id.find(r.device);
+      add_sample(info, 1,
+                 {{"device", r.device},
+                  {"scheduler", r.q.scheduler.value_or("")},
+                  {"write_cache", r.q.write_cache.value_or("")},
+                  {"model", r.q.model.value_or("")},
+                  {"vendor", r.q.vendor.value_or("")},
+                  {"wwid", r.q.wwid.value_or("")},
+                  {"azure_lun", lun == names.azure_lun.end() ? "" : join(lun->second)},
+                  {"by_id", ids == names.by_id.end() ? "" : join(ids->second)}});
+    }
+  }
+  LazyFamily pinfo(out, "diskperf_disk_partition_info",
+                   "Partition of a disk: the partition's kernel name, its parent disk and its number "
+                   "(/sys/block/<disk>/<part>/partition).",
+                   MetricType::Gauge);
+  LazyFamily start(out, "diskperf_disk_partition_start_bytes",
+                   "Offset of a partition from the start of its disk, in bytes (start x 512).", MetricType::Gauge);
+  for (const PartitionRow& p : partitions)
+    pinfo.add(1, {{"device", p.device}, {"disk", p.disk}, {"partition", p.number}});
+  for (const PartitionRow& p : partitions)
+    if (p.start_bytes) start.add(static_cast<double>(*p.start_bytes), {{"device", p.device}});
+  return std::nullopt;
+}
+
+}  // namespace diskperf

@@ -1,0 +1,62 @@
+#pragma once
+// queue collector: how each block device in /sys/block (through
+// --path.sysfs) is set up: SCSI queue depth, request queue settings, block
+// sizes, size, requests in flight, hardware queues, and an info series with
+// scheduler, write cache, model, vendor, wwid and the stable /dev names
+// (/dev/disk/by-id, Azure's /dev/disk/azure/scsi1/lunN, through --path.devfs).
+// Partitions get an info series naming their parent disk.
+//
+// Cost per scrape: one directory listing of /sys/block, of each device's
+// directory, of <devfs>/disk/by-id and <devfs>/disk/azure/scsi1, plus about a
+// dozen small reads per device. Attributes that only change with the device
+// (block sizes, max_hw_sectors_kb, model, vendor, wwid, number of hardware
+// queues) are cached per device and re-read when its identity (`dev`
+// major:minor and `diskseq`) changes or it disappears.
+
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <unordered_map>
+
+#include "collectors/collector.h"
+#include "collectors/device_filter.h"
+#include "collectors/host_fs.h"
+#include "collectors/queue_parser.h"
+
+namespace diskperf {
+
+class QueueCollector final : public Collector {
+ public:
+  /// `filter` is the diskstats device filter (shared); partitions are kept
+  /// when their parent disk is.
+  QueueCollector(HostPaths paths, std::shared_ptr<const DeviceFilter> filter);
+  std::string_view name() const override { return "queue"; }
+  /// Fails only when /sys/block cannot be listed.
+  std::optional<std::string> collect(Families& out) override;
+
+  /// Test seam: called with each device name after /sys/block was listed and
+  /// before that device's files are read (lets a test remove them then).
+  void set_before_device_read(std::function<void(const std::string&)> hook) { before_read_ = std::move(hook); }
+
+  /// Number of devices whose static attributes were (re)read from sysfs
+  /// since construction (for tests of the cache).
+  std::size_t static_reads() const;
+
+ private:
+  struct StaticInfo {
+    std::string identity;  ///< "dev|diskseq" texts; empty: not cacheable
+    SysfsAttrs attrs;
+    std::optional<std::uint64_t> hw_queues;
+  };
+  StaticInfo static_info(const std::string& device, const std::string& identity);
+
+  HostPaths paths_;
+  std::shared_ptr<const DeviceFilter> filter_;
+  std::function<void(const std::string&)> before_read_;
+  mutable std::mutex mu_;
+  std::unordered_map<std::string, StaticInfo> cache_;
+  std::size_t static_reads_ = 0;
+};
+
+}  // namespace diskperf

@@ -1,0 +1,41 @@
+#pragma once
+// topology collector: which devices make up each volume. A volume is any
+// device in /sys/block (through --path.sysfs) whose slaves/ directory is not
+// empty (device-mapper: LVM, dm-crypt, multipath; md RAID). Per volume:
+//   - one info series per (volume, member), members resolved to their whole
+//     disk when they are partitions (slaves/<member>/partition exists);
+//   - one info series per leaf disk, following stacks level by level
+//     (dm-crypt on an LV on an md RAID0 -> the RAID's disks);
+//   - device-mapper: dm/name, dm/uuid, and the table (target per segment,
+//     stripes and chunk size) from a DmTableSource, with a series saying
+//     whether the table could be read;
+//   - md: md/level, md/raid_disks, md/chunk_size, md/array_state, md/uuid,
+//     and the array name from the <devfs>/md/<name> udev links.
+// Everything is read at scrape time; nothing is cached.
+
+#include <memory>
+
+#include "collectors/collector.h"
+#include "collectors/device_filter.h"
+#include "collectors/dm_table_source.h"
+#include "collectors/host_fs.h"
+
+namespace diskperf {
+
+class TopologyCollector final : public Collector {
+ public:
+  /// `filter` (the diskstats device filter) selects volumes by kernel name;
+  /// members are never filtered. `tables` gives dm tables.
+  TopologyCollector(HostPaths paths, std::shared_ptr<const DeviceFilter> filter,
+                    std::shared_ptr<DmTableSource> tables);
+  std::string_view name() const override { return "topology"; }
+  /// Fails only when /sys/block cannot be listed.
+  std::optional<std::string> collect(Families& out) override;
+
+ private:
+  HostPaths paths_;
+  std::shared_ptr<const DeviceFilter> filter_;
+  std::shared_ptr<DmTableSource> tables_;
+};
+
+}  // namespace diskperf

@@ -1,0 +1,188 @@
+#include <catch2/catch.hpp>
+
+#include <filesystem>
+
+#include "collectors/queue_collector.h"
+#include "sysfs_test_helpers.h"
+
+using namespace diskperf;
+using namespace diskperf::test;
+
+namespace {
+using Labels = std::map<std::string, std::string>;
+
+std::shared_ptr<DeviceFilter> all() { return std::make_shared<DeviceFilter>(std::string("."), std::nullopt); }
+
+Families collect(QueueCollector& c) {
+  Families out;
+  REQUIRE_FALSE(c.collect(out));
+  return out;
+}
+
+Families collect(const std::string& scenario) {
+  QueueCollector c(sysfs_fixture(scenario), all());
+  return collect(c);
+}
+}  // namespace
+
+TEST_CASE("queue: Azure SCSI data disks, exact values in base units", "[queue]") {
+  Families fs = collect("azure");
+  CHECK(value(fs, "diskperf_disk_queue_depth", {{"device", "sdc"}}) == 2048);
+  CHECK(value(fs, "diskperf_disk_queue_depth", {{"device", "sdd"}}) == 254);
+  CHECK(value(fs, "diskperf_disk_queue_depth", {{"device", "sde"}}) == 2048);
+  CHECK_FALSE(value(fs, "diskperf_disk_queue_depth", {{"device", "dm-0"}}));  // not SCSI: absent, not 0
+  CHECK(value(fs, "diskperf_disk_nr_requests", {{"device", "sdc"}}) == 2048);
+  CHECK(value(fs, "diskperf_disk_nr_requests", {{"device", "sdd"}}) == 254);
+  CHECK(value(fs, "diskperf_disk_max_sectors_bytes", {{"device", "sdc"}}) == 1280 * 1024);
+  CHECK(value(fs, "diskperf_disk_max_hw_sectors_bytes", {{"device", "sdc"}}) == 2048 * 1024);
+  CHECK(value(fs, "diskperf_disk_read_ahead_bytes", {{"device", "sdc"}}) == 4096 * 1024);
+  CHECK(value(fs, "diskperf_disk_read_ahead_bytes", {{"device", "sdd"}}) == 128 * 1024);
+  CHECK(value(fs, "diskperf_disk_logical_block_size_bytes", {{"device", "sdc"}}) == 512);
+  CHECK(value(fs, "diskperf_disk_physical_block_size_bytes", {{"device", "sdc"}}) == 4096);
+  CHECK(value(fs, "diskperf_disk_minimum_io_size_bytes", {{"device", "dm-0"}}) == 65536);
+  CHECK(value(fs, "diskperf_disk_optimal_io_size_bytes", {{"device", "dm-0"}}) == 196608);
+  CHECK(value(fs, "diskperf_disk_optimal_io_size_bytes", {{"device", "sdc"}}) == 0);
+  CHECK(value(fs, "diskperf_disk_rotational", {{"device", "sdc"}}) == 1);
+  CHECK(value(fs, "diskperf_disk_rotational", {{"device", "sda"}}) == 0);
+  CHECK(value(fs, "diskperf_disk_size_bytes", {{"device", "sdc"}}) == 4294967296.0 * 512);
+  CHECK(value(fs, "diskperf_disk_size_bytes", {{"device", "sda1"}}) == 62687199.0 * 512);
+  CHECK(value(fs, "diskperf_disk_inflight_requests", {{"device", "sdc"}, {"op", "read"}}) == 3);
+  CHECK(value(fs, "diskperf_disk_inflight_requests", {{"device", "sdc"}, {"op", "write"}}) == 1);
+  CHECK(value(fs, "diskperf_disk_hw_queues", {{"device", "sdc"}}) == 8);
+  CHECK(value(fs, "diskperf_disk_hw_queues", {{"device", "sda"}}) == 4);
+  CHECK_FALSE(value(fs, "diskperf_disk_hw_queues", {{"device", "dm-0"}}));  // bio-based: no mq/
+}
+
+TEST_CASE("queue: info series with scheduler, cache, model, wwid and Azure LUN", "[queue]") {
+  Families fs = collect("azure");
+  CHECK(labels_of(fs, "diskperf_disk_info", "device", "sdc") ==
+        Labels{{"device", "sdc"},
+               {"scheduler", "mq-deadline"},
+               {"write_cache", "write back"},
+               {"model", "Virtual Disk"},
+               {"vendor", "Msft"},
+               {"wwid", "naa.600224800e9b1c3a1d6f2e4b9c7a5d30"},
+               {"azure_lun", "0"},
+               {"by_id", "scsi-3600224800e9b1c3a1d6f2e4b9c7a5d30,wwn-0x600224800e9b1c3a1d6f2e4b9c7a5d30"}});
+  CHECK(labels_of(fs, "diskperf_disk_info", "device", "sdd")["azure_lun"] == "1");
+  CHECK(labels_of(fs, "diskperf_disk_info", "device", "sdd")["scheduler"] == "none");
+  CHECK(labels_of(fs, "diskperf_disk_info", "device", "sde")["azure_lun"] == "2");
+  CHECK(labels_of(fs, "diskperf_disk_info", "device", "sda")["azure_lun"] == "");  // azure/root is not scsi1/lunN
+  CHECK(labels_of(fs, "diskperf_disk_info", "device", "dm-0")["by_id"] ==
+        "dm-name-vg_data-lv_data,dm-uuid-LVM-Xk2wQp9Rv3Ls8Tn4Ym5Zb6Cd7Ef8Gh9Ij0Kl1Mn2Op3Qr4St5Uv6Wx7Yz8Ab9Cd0");
+  CHECK(count(fs, "diskperf_disk_info") == 6);  // sda sdb sdc sdd sde dm-0
+  CHECK(value(fs, "diskperf_disk_partition_info", {{"device", "sda1"}, {"disk", "sda"}, {"partition", "1"}}) == 1);
+  CHECK(value(fs, "diskperf_disk_partition_start_bytes", {{"device", "sda1"}}) == 227328.0 * 512);
+  CHECK(count(fs, "diskperf_disk_partition_info") == 1);
+}
+
+TEST_CASE("queue: NVMe namespaces have no queue_depth series; wwid from the namespace", "[queue]") {
+  Families fs = collect("nvme-stack");
+  CHECK_FALSE(family(fs, "diskperf_disk_queue_depth"));
+  CHECK(value(fs, "diskperf_disk_max_hw_sectors_bytes", {{"device", "nvme2n1"}}) == 128 * 1024);
+  CHECK(value(fs, "diskperf_disk_hw_queues", {{"device", "nvme0n1"}}) == 8);
+  CHECK(value(fs, "diskperf_disk_size_bytes", {{"device", "md127"}}) == 15002927104.0 * 512);
+  auto l = labels_of(fs, "diskperf_disk_info", "device", "nvme3n1");
+  CHECK(l["model"] == "Microsoft NVMe Direct Disk v2");
+  CHECK(l["vendor"] == "");
+  CHECK(l["wwid"] == "eui.3a7b0c1d2e3f4053");
+  CHECK(l["by_id"] == "nvme-Microsoft_NVMe_Direct_Disk_v2_f1e2d3c4b5a69783");
+}
+
+TEST_CASE("queue: partitions map to their disk; garbage values and vanished devices are absent", "[queue]") {
+  Families fs = collect("partitions");
+  CHECK(value(fs, "diskperf_disk_partition_info", {{"device", "sdb1"}, {"disk", "sdb"}, {"partition", "1"}}) == 1);
+  CHECK(value(fs, "diskperf_disk_partition_info", {{"device", "sdc2"}, {"disk", "sdc"}, {"partition", "2"}}) == 1);
+  CHECK(count(fs, "diskperf_disk_partition_info") == 4);
+  CHECK(value(fs, "diskperf_disk_size_bytes", {{"device", "sdc2"}}) == 1048576.0 * 512);
+  // sdx: every garbage attribute gives an absent series; its sound ones stay.
+  for (const char* name : {"diskperf_disk_queue_depth", "diskperf_disk_nr_requests", "diskperf_disk_rotational",
+                           "diskperf_disk_max_sectors_bytes", "diskperf_disk_read_ahead_bytes",
+                           "diskperf_disk_size_bytes", "diskperf_disk_inflight_requests"}) {
+    INFO(name);
+    CHECK(count(fs, name, {{"device", "sdx"}}) == 0);
+  }
+  CHECK(value(fs, "diskperf_disk_logical_block_size_bytes", {{"device", "sdx"}}) == 512);
+  CHECK(labels_of(fs, "diskperf_disk_info", "device", "sdx")["scheduler"] == "");
+  // sdz: listed in /sys/block but its directory is gone: no series at all.
+  for (const auto& f : fs)
+    for (const auto& m : f.metric)
+      for (const auto& l : m.label) CHECK(l.value != "sdz");
+}
+
+TEST_CASE("queue: a device removed between the listing and its reads leaves no series", "[queue]") {
+  TempDir tmp;
+  HostPaths p = copy_fixture("azure", tmp);
+  QueueCollector c(p, all());
+  Families before = collect(c);
+  CHECK(value(before, "diskperf_disk_queue_depth", {{"device", "sdd"}}) == 254);
+  std::string removed;
+  c.set_before_device_read([&](const std::string& dev) {
+    if (dev != "sdd") return;
+    std::filesystem::path link = std::filesystem::path(p.sysfs) / "block/sdd";
+    std::filesystem::path target = std::filesystem::canonical(link);
+    std::filesystem::remove_all(target);  // the link stays, as in a listing taken just before
+    removed = target.string();
+  });
+  Families after = collect(c);
+  REQUIRE_FALSE(removed.empty());
+  CHECK(count(after, "diskperf_disk_info", {{"device", "sdd"}}) == 0);
+  CHECK(count(after, "diskperf_disk_queue_depth", {{"device", "sdd"}}) == 0);
+  CHECK(count(after, "diskperf_disk_inflight_requests", {{"device", "sdd"}}) == 0);
+  CHECK(value(after, "diskperf_disk_queue_depth", {{"device", "sdc"}}) == 2048);
+  CHECK(value(after, "diskperf_disk_queue_depth", {{"device", "sde"}}) == 2048);
+}
+
+TEST_CASE("queue: static attributes are cached per device identity", "[queue]") {
+  TempDir tmp;
+  HostPaths p = copy_fixture("azure", tmp);
+  QueueCollector c(p, all());
+  collect(c);
+  CHECK(c.static_reads() == 6);
+  collect(c);
+  CHECK(c.static_reads() == 6);  // nothing changed: no static re-read
+  // Live settings are read every scrape.
+  tmp.write("sys/devices/LNXSYSTM:00/LNXSYBUS:00/ACPI0004:00/VMBUS:00/f8b3781b-1e82-4818-a1c3-63d806ec15bb/"
+            "host3/target3:0:0/3:0:0:1/queue_depth",
+            "32\n");
+  const std::string sdd =
+      "sys/devices/LNXSYSTM:00/LNXSYBUS:00/ACPI0004:00/VMBUS:00/f8b3781b-1e82-4818-a1c3-63d806ec15bb/host3/"
+      "target3:0:0/3:0:0:1/block/sdd/";
+  tmp.write(sdd + "queue/physical_block_size", "512\n");
+  Families fs = collect(c);
+  CHECK(value(fs, "diskperf_disk_queue_depth", {{"device", "sdd"}}) == 32);
+  CHECK(value(fs, "diskperf_disk_physical_block_size_bytes", {{"device", "sdd"}}) == 4096);  // cached
+  // New media (diskseq changes): the static attributes are read again.
+  tmp.write(sdd + "diskseq", "9999\n");
+  fs = collect(c);
+  CHECK(c.static_reads() == 7);
+  CHECK(value(fs, "diskperf_disk_physical_block_size_bytes", {{"device", "sdd"}}) == 512);
+}
+
+TEST_CASE("queue: the diskstats device filter applies; partitions follow their disk", "[queue]") {
+  QueueCollector c(sysfs_fixture("azure"), std::make_shared<DeviceFilter>(std::string("^sd[cd]$"), std::nullopt));
+  Families fs = collect(c);
+  CHECK(count(fs, "diskperf_disk_info") == 2);
+  CHECK_FALSE(family(fs, "diskperf_disk_partition_info"));
+  QueueCollector d(sysfs_fixture("azure"), std::make_shared<DeviceFilter>(std::nullopt, std::nullopt));
+  Families def = collect(d);
+  CHECK(count(def, "diskperf_disk_info") == 6);
+  CHECK(value(def, "diskperf_disk_partition_info", {{"device", "sda1"}, {"disk", "sda"}, {"partition", "1"}}));
+}
+
+TEST_CASE("queue: an unreadable /sys/block fails the collector; an empty one does not", "[queue]") {
+  HostPaths p;
+  p.sysfs = "/nonexistent/sys";
+  QueueCollector c(p, all());
+  Families out;
+  auto err = c.collect(out);
+  REQUIRE(err);
+  CHECK(*err == "list /nonexistent/sys/block: cannot read directory");
+  CHECK(out.empty());
+  TempDir tmp;
+  std::filesystem::create_directories(tmp.path / "sys/block");
+  p.sysfs = (tmp.path / "sys").string();
+  QueueCollector e(p, all());
+  CHECK_FALSE(e.collect(out));
+  CHECK(out.empty());
+}

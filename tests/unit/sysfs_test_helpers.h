@@ -1,0 +1,91 @@
+#pragma once
+// Helpers for tests over the generated sysfs fixture trees
+// (tests/fixtures/make_sysfs_fixtures.sh -> DISKPERF_SYSFS_FIXTURES).
+
+#include <filesystem>
+#include <map>
+#include <optional>
+#include <string>
+
+#include "collectors/collector.h"
+#include "collectors/host_fs.h"
+#include "test_helpers.h"
+
+namespace diskperf::test {
+
+inline HostPaths sysfs_fixture(const std::string& scenario) {
+  HostPaths p;
+  p.sysfs = std::string(DISKPERF_SYSFS_FIXTURES) + "/" + scenario + "/sys";
+  p.devfs = std::string(DISKPERF_SYSFS_FIXTURES) + "/" + scenario + "/dev";
+  p.procfs = "/nonexistent";
+  return p;
+}
+
+inline std::string dm_tables_dir(const std::string& scenario) {
+  return std::string(DISKPERF_SYSFS_FIXTURES) + "/" + scenario + "/dmtables";
+}
+
+/// Copies a scenario (symlinks kept as links) into `dir`, for tests that change it.
+inline HostPaths copy_fixture(const std::string& scenario, const TempDir& dir) {
+  std::filesystem::copy(std::string(DISKPERF_SYSFS_FIXTURES) + "/" + scenario, dir.path,
+                        std::filesystem::copy_options::recursive | std::filesystem::copy_options::copy_symlinks);
+  HostPaths p;
+  p.sysfs = (dir.path / "sys").string();
+  p.devfs = (dir.path / "dev").string();
+  return p;
+}
+
+/// Value of the sample of `name` carrying all of `labels` (others ignored).
+inline std::optional<double> value(const Families& fs, const std::string& name,
+                                   const std::map<std::string, std::string>& labels) {
+  const auto* f = family(fs, name);
+  if (!f) return std::nullopt;
+  for (const auto& m : f->metric) {
+    std::size_t hits = 0;
+    for (const auto& l : m.label) {
+      auto it = labels.find(l.name);
+      if (it != labels.end() && it->second == l.value) ++hits;
+    }
+    if (hits != labels.size()) continue;
+    if (f->type == prometheus::MetricType::Gauge) return m.gauge.value;
+    if (f->type == prometheus::MetricType::Counter) return m.counter.value;
+    return m.untyped.value;
+  }
+  return std::nullopt;
+}
+
+/// Number of samples of `name` carrying all of `labels`.
+inline std::size_t count(const Families& fs, const std::string& name,
+                         const std::map<std::string, std::string>& labels = {}) {
+  const auto* f = family(fs, name);
+  if (!f) return 0;
+  std::size_t n = 0;
+  for (const auto& m : f->metric) {
+    std::size_t hits = 0;
+    for (const auto& l : m.label) {
+      auto it = labels.find(l.name);
+      if (it != labels.end() && it->second == l.value) ++hits;
+    }
+    if (hits == labels.size()) ++n;
+  }
+  return n;
+}
+
+/// All labels of the one sample of `name` whose `key` label is `val`.
+inline std::map<std::string, std::string> labels_of(const Families& fs, const std::string& name,
+                                                    const std::string& key, const std::string& val) {
+  std::map<std::string, std::string> out;
+  const auto* f = family(fs, name);
+  if (!f) return out;
+  for (const auto& m : f->metric) {
+    bool match = false;
+    for (const auto& l : m.label)
+      if (l.name == key && l.value == val) match = true;
+    if (!match) continue;
+    for (const auto& l : m.label) out[l.name] = l.value;
+    return out;
+  }
+  return out;
+}
+
+}  // namespace diskperf::test
