@@ -2,6 +2,7 @@
 // Command line: `diskperf_exporter [serve]` runs the daemon;
 // `diskperf_exporter metrics` gathers once and prints the exposition.
 
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
@@ -11,7 +12,22 @@
 
 namespace diskperf {
 
-enum class Command { serve, metrics };
+enum class Command { serve, metrics, probe };
+
+/// `diskperf_exporter probe ...`: one probe job in the foreground (daemon/probe_command.h).
+struct ProbeCommandOptions {
+  std::string target;
+  std::string rw = "randread";
+  std::string bs = "4k";
+  unsigned iodepth = 1;
+  std::string runtime = "3s";
+  std::uint64_t number_ios = 0;
+  std::optional<double> rate_iops;
+  std::string timeout = "10s";
+  std::string offset = "0";
+  std::string size = "0";
+  std::string output = "text";
+};
 
 struct Options {
   Command command = Command::serve;
@@ -21,6 +37,7 @@ struct Options {
   std::string log_level = "info";
   std::optional<std::string> diskstats_device_include;
   std::optional<std::string> diskstats_device_exclude;
+  ProbeCommandOptions probe;
 };
 
 /// Result of parsing argv: either options to run with, or an exit code

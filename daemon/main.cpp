@@ -15,6 +15,7 @@
 #include "daemon/gatherer.h"
 #include "daemon/http_server.h"
 #include "daemon/logging.h"
+#include "daemon/probe_command.h"
 #include "version.h"
 
 namespace {
@@ -80,6 +81,7 @@ int main(int argc, char** argv) {
   if (!cl.options) return cl.exit_code;
   const Options& o = *cl.options;
   setup_logging(o.log_level);
+  if (o.command == Command::probe) return run_probe_command(o.probe, o.paths, std::cout, std::cerr);
 
   std::optional<Config> cfg = load_config(o);
   if (!cfg) return 1;
