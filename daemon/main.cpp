@@ -8,6 +8,7 @@
 #include <spdlog/spdlog.h>
 
 #include "collectors/diskstats_collector.h"
+#include "collectors/probe_collector.h"
 #include "collectors/process_collector.h"
 #include "config/config.h"
 #include "daemon/cli.h"
@@ -43,6 +44,11 @@ std::shared_ptr<Gatherer> build_gatherer(const Options& o, const Config& cfg) {
   std::vector<std::unique_ptr<Collector>> collectors;
   collectors.push_back(std::make_unique<DiskstatsCollector>(o.paths, filter));
   collectors.push_back(std::make_unique<ProcessCollector>());
+  if (!cfg.probes.empty()) {
+    auto scheduler = std::make_shared<ProbeScheduler>(cfg.probes, o.paths);
+    if (o.command == Command::serve) scheduler->start();  // `metrics` shows the jobs, runs none
+    collectors.push_back(std::make_unique<ProbeCollector>(std::move(scheduler)));
+  }
   return std::make_shared<Gatherer>(std::move(collectors));
 }
 
