@@ -153,6 +153,7 @@ void ProbeScheduler::worker(std::vector<std::size_t> idx, std::chrono::nanosecon
   std::mt19937_64 rng(std::random_device{}());
   std::vector<clock::time_point> next(idx.size(), clock::now() + first_delay);
   for (std::size_t k = 1; k < idx.size(); ++k) next[k] += std::chrono::milliseconds(100) * static_cast<long>(k);
+  std::vector<clock::time_point> base = next;  // the schedule without jitter, so jitter does not drift
   while (!stop_) {
     const std::size_t k = static_cast<std::size_t>(std::min_element(next.begin(), next.end()) - next.begin());
     const std::size_t i = idx[k];
@@ -173,7 +174,7 @@ void ProbeScheduler::worker(std::vector<std::size_t> idx, std::chrono::nanosecon
       auto s = std::make_shared<ProbeSnapshot>(*prev);
       s->error = msg;
       publish(i, std::move(s));
-      next[k] = clock::now() + job.interval;
+      base[k] = next[k] = clock::now() + job.interval;
       continue;
     }
     // The duty-cycle budget of every disk under the target, then exclusive use of them.
@@ -204,7 +205,8 @@ void ProbeScheduler::worker(std::vector<std::size_t> idx, std::chrono::nanosecon
     if (!r.fatal.empty()) spdlog::warn("probe '{}': {}", job.name, r.fatal);
 
     std::uniform_int_distribution<std::int64_t> jit(0, std::max<std::int64_t>(0, job.jitter.count()));
-    next[k] = std::max(next[k] + job.interval, t1) + std::chrono::nanoseconds(jit(rng));
+    base[k] = std::max(base[k] + job.interval, t1);
+    next[k] = base[k] + std::chrono::nanoseconds(jit(rng));
   }
 }
 
