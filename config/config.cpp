@@ -1,5 +1,7 @@
 #include "config/config.h"
 
+#include <cmath>
+#include <cstdlib>
 #include <regex>
 #include <set>
 
@@ -62,6 +64,145 @@ class Validator {
   }
 };
 
+// Reads one entry of the `probes:` list into a ProbeJob, reporting every
+// problem at its key's position.
+std::optional<ProbeJob> parse_probe(const YAML::Node& n, Validator& v, std::set<std::string>& names) {
+  static const std::set<std::string> keys = {"name", "preset", "target", "rw", "rwmixread", "bs", "iodepth",
+                                             "runtime", "number_ios", "rate_iops", "interval", "jitter",
+                                             "timeout", "offset", "size", "file_size", "max_duty_cycle"};
+  if (!v.expect_map(n, "a probe", keys)) {
+    if (n.IsNull()) v.error(n, "a probe must be a mapping");
+    return std::nullopt;
+  }
+  const std::size_t errors_before = v.errors.size();
+  ProbeJob job;
+  job.config_line = n.Mark().line + 1;
+  job.config_column = n.Mark().column + 1;
+  auto scalar = [&](const char* key) -> std::optional<std::string> {
+    const YAML::Node x = n[key];
+    if (!x) return std::nullopt;
+    if (!x.IsScalar()) {
+      v.error(x, std::string("probe ") + key + " must be a scalar");
+      return std::nullopt;
+    }
+    return x.Scalar();
+  };
+  auto where = [&](const char* key) { return "probe '" + job.name + "': " + key; };
+
+  if (auto name = scalar("name")) {
+    job.name = *name;
+    static const std::regex ok("[A-Za-z0-9_.-]+");
+    if (!std::regex_match(job.name, ok)) v.error(n["name"], "probe name '" + job.name + "' must match [A-Za-z0-9_.-]+");
+    else if (!names.insert(job.name).second) v.error(n["name"], "duplicate probe name '" + job.name + "'");
+  } else {
+    v.error(n, "a probe needs a name");
+  }
+  if (auto preset = scalar("preset")) {
+    if (const ProbePreset* p = find_preset(*preset)) {
+      job.rw = p->rw;
+      job.bs = p->bs;
+      job.iodepth = p->iodepth;
+    } else {
+      std::string known;
+      for (const auto& pp : probe_presets()) known += (known.empty() ? "" : ", ") + std::string(pp.name);
+      v.error(n["preset"], where("preset") + " '" + *preset + "' is unknown (presets: " + known + ")");
+    }
+  }
+  if (auto target = scalar("target")) {
+    job.target = *target;
+    if (job.target.empty() || job.target[0] != '/') v.error(n["target"], where("target") + " must be an absolute path");
+  } else {
+    v.error(n, where("target") + " is required");
+  }
+  if (auto rw = scalar("rw")) {
+    if (auto m = parse_rw(*rw)) job.rw = *m;
+    else v.error(n["rw"], where("rw") + " '" + *rw + "' is not one of read, randread, write, randwrite, randrw");
+  }
+  auto size = [&](const char* key, std::uint64_t& out) {
+    if (auto s = scalar(key)) {
+      if (auto b = parse_size(*s)) out = *b;
+      else v.error(n[key], where(key) + " '" + *s + "' is not a size (bytes, or with k, m, g, t)");
+    }
+  };
+  auto duration = [&](const char* key, std::chrono::nanoseconds& out) {
+    if (auto s = scalar(key)) {
+      if (auto d = parse_duration(*s)) out = *d;
+      else v.error(n[key], where(key) + " '" + *s + "' is not a duration (e.g. 500ms, 10s, 1m)");
+    }
+  };
+  auto integer = [&](const char* key, std::uint64_t& out) -> bool {
+    if (auto s = scalar(key)) {
+      if (auto b = parse_size(*s); b && s->find_first_not_of("0123456789") == std::string::npos) {
+        out = *b;
+        return true;
+      }
+      v.error(n[key], where(key) + " '" + *s + "' is not a non-negative integer");
+    }
+    return false;
+  };
+  auto number = [&](const char* key) -> std::optional<double> {
+    if (auto s = scalar(key)) {
+      char* end = nullptr;
+      double d = std::strtod(s->c_str(), &end);
+      if (end && *end == '\0' && !s->empty() && std::isfinite(d)) return d;
+      v.error(n[key], where(key) + " '" + *s + "' is not a number");
+    }
+    return std::nullopt;
+  };
+  size("bs", job.bs);
+  if (n["bs"] && job.bs == 0) v.error(n["bs"], where("bs") + " must be > 0");
+  size("offset", job.offset);
+  size("size", job.size);
+  size("file_size", job.file_size);
+  std::uint64_t u = 0;
+  if (integer("iodepth", u)) {
+    if (u == 0 || u > 65536) v.error(n["iodepth"], where("iodepth") + " must be between 1 and 65536");
+    job.iodepth = static_cast<unsigned>(std::min<std::uint64_t>(u, 65536));
+  }
+  if (integer("rwmixread", u)) {
+    if (u > 100) v.error(n["rwmixread"], where("rwmixread") + " must be a percentage, 0 to 100");
+    job.rwmixread = static_cast<unsigned>(std::min<std::uint64_t>(u, 100));
+  }
+  if (n["rwmixread"] && job.rw != RwMode::randrw) v.error(n["rwmixread"], where("rwmixread") + " needs rw: randrw");
+  if (integer("number_ios", u)) {
+    job.number_ios = u;
+    if (u == 0) v.error(n["number_ios"], where("number_ios") + " must be > 0");
+    if (n["runtime"]) v.error(n["number_ios"], where("number_ios") + " and runtime exclude each other");
+  }
+  duration("runtime", job.runtime);
+  if (n["runtime"] && job.runtime.count() <= 0) v.error(n["runtime"], where("runtime") + " must be > 0");
+  if (job.number_ios) job.runtime = std::chrono::nanoseconds(0);
+  if (auto r = number("rate_iops")) {
+    if (*r <= 0) v.error(n["rate_iops"], where("rate_iops") + " must be > 0");
+    job.rate_iops = *r;
+  }
+  duration("interval", job.interval);
+  if (job.interval.count() <= 0) v.error(n["interval"] ? n["interval"] : n, where("interval") + " must be > 0");
+  duration("jitter", job.jitter);
+  if (job.jitter > job.interval) v.error(n["jitter"], where("jitter") + " must not exceed interval");
+  duration("timeout", job.timeout);
+  if (job.timeout.count() <= 0) v.error(n["timeout"], where("timeout") + " must be > 0");
+  if (auto d = number("max_duty_cycle")) {
+    if (*d <= 0 || *d > 1) v.error(n["max_duty_cycle"], where("max_duty_cycle") + " must be in (0, 1]");
+    else job.max_duty_cycle = *d;
+  }
+  if (job.runtime.count() > 0 && job.interval.count() > 0 &&
+      static_cast<double>(job.runtime.count()) > job.max_duty_cycle * static_cast<double>(job.interval.count()))
+    v.error(n["runtime"] ? n["runtime"] : n,
+            where("runtime") + " exceeds the duty-cycle budget: max_duty_cycle " + std::to_string(job.max_duty_cycle) +
+                " x interval allows at most " +
+                std::to_string(job.max_duty_cycle * static_cast<double>(job.interval.count()) / 1e9) + " s");
+  if (job.size && job.bs && job.size < job.bs) v.error(n["size"], where("size") + " is smaller than bs");
+  if (job.bs && job.offset % 512) v.error(n["offset"], where("offset") + " must be a multiple of 512");
+  if (job.bs % 512) v.error(n["bs"], where("bs") + " must be a multiple of 512 (direct I/O)");
+  if (has_writes(job.rw) && job.target.rfind("/dev/", 0) == 0)
+    v.error(n["target"], where("target") + " is a device path and rw=" + std::string(to_string(job.rw)) +
+                             " writes: block devices are only ever read; write jobs need a directory on the "
+                             "volume, where the exporter creates its probe file");
+  if (v.errors.size() != errors_before) return std::nullopt;
+  return job;
+}
+
 }  // namespace
 
 std::string ConfigError::to_string(std::string_view file) const {
@@ -83,7 +224,7 @@ ConfigResult parse_config(std::string_view text) {
   Config cfg;
   Validator v;
   if (root && !root.IsNull()) {
-    if (v.expect_map(root, "the top level", {"collectors"})) {
+    if (v.expect_map(root, "the top level", {"collectors", "probes"})) {
       const YAML::Node collectors = root["collectors"];
       if (collectors && v.expect_map(collectors, "collectors", {"diskstats", "azure"})) {
         const YAML::Node ds = collectors["diskstats"];
@@ -95,6 +236,13 @@ ConfigResult parse_config(std::string_view text) {
         if (az && v.expect_map(az, "collectors.azure", {"perfcounters_file"})) {
           cfg.azure.perfcounters_file = v.path_or_empty(az["perfcounters_file"], "collectors.azure.perfcounters_file");
         }
+      }
+      const YAML::Node probes = root["probes"];
+      if (probes && !probes.IsNull() && !probes.IsSequence()) v.error(probes, "probes must be a list");
+      if (probes && probes.IsSequence()) {
+        std::set<std::string> names;
+        for (const auto& p : probes)
+          if (auto job = parse_probe(p, v, names)) cfg.probes.push_back(std::move(*job));
       }
     }
   }

@@ -8,6 +8,22 @@
 //       device_exclude: '^loop'
 //     azure:
 //       perfcounters_file: /var/lib/AzureEnhancedMonitor/PerfCounters  # '' disables
+//   probes:                       # synthetic direct-I/O probes (docs/probes.md)
+//     - name: data_8k             # the `probe` label; [A-Za-z0-9_.-]+, unique
+//       preset: db_page_8k        # optional shape preset (probes/probe_job.h)
+//       target: /dev/sdc          # block device (read only), file, or directory (probe file)
+//       rw: randread              # read, randread, write, randwrite, randrw (+ rwmixread: 70)
+//       bs: 8k
+//       iodepth: 8
+//       runtime: 1s               # or number_ios: 1000
+//       rate_iops: 500            # optional
+//       interval: 60s
+//       jitter: 5s
+//       timeout: 10s              # default 10s
+//       offset: 0
+//       size: 1g                  # region; 0 or absent: to the end
+//       file_size: 64m            # probe file size for a directory target
+//       max_duty_cycle: 0.02      # runtime <= max_duty_cycle x interval (default 2%)
 //
 // Unknown keys are errors, so a typo is caught instead of silently ignored.
 
@@ -15,6 +31,8 @@
 #include <string>
 #include <string_view>
 #include <vector>
+
+#include "probes/probe_job.h"
 
 namespace diskperf {
 
@@ -32,6 +50,7 @@ struct AzureConfig {
 struct Config {
   DiskstatsConfig diskstats;
   AzureConfig azure;
+  std::vector<ProbeJob> probes;  ///< validated for shape; targets are checked when resolved
 };
 
 /// One problem found in the file; line and column are 1-based (0 if unknown).

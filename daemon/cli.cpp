@@ -78,6 +78,21 @@ ParsedCommandLine parse_command_line(int argc, const char* const* argv) {
   CLI::App* metrics = app.add_subcommand("metrics", "Gather once, print the exposition text on stdout, exit");
   CLI::App* validate = app.add_subcommand("validate-config", "Check a config file; print each error with line and column");
   validate->add_option("file", o.config_file, "The YAML config file")->required();
+  CLI::App* probe = app.add_subcommand("probe", "Run one probe job (libaio, O_DIRECT) in the foreground and print fio-like results");
+  probe->add_option("--target", o.probe.target, "Block device (read only), file, or directory for a probe file")
+      ->required();
+  probe->add_option("--rw", o.probe.rw, "read, randread, write, randwrite, randrw")->capture_default_str();
+  probe->add_option("--bs", o.probe.bs, "Block size (4k, 8KiB, 1m, ...)")->capture_default_str();
+  probe->add_option("--iodepth", o.probe.iodepth, "I/Os kept in flight")->capture_default_str();
+  probe->add_option("--runtime", o.probe.runtime, "Run time (3s, 500ms, ...)")->capture_default_str();
+  probe->add_option("--number-ios", o.probe.number_ios, "Stop after this many I/Os instead of --runtime");
+  probe->add_option("--rate-iops", o.probe.rate_iops, "Cap on I/Os per second");
+  probe->add_option("--timeout", o.probe.timeout, "One I/O longer than this is a timeout")->capture_default_str();
+  probe->add_option("--offset", o.probe.offset, "Region start")->capture_default_str();
+  probe->add_option("--size", o.probe.size, "Region length (0: to the end)")->capture_default_str();
+  probe->add_option("--output", o.probe.output, "text or json (fio --output-format=json shape)")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"text", "json"}));
 
   try {
     app.parse(argc, argv);
@@ -87,6 +102,7 @@ ParsedCommandLine parse_command_line(int argc, const char* const* argv) {
   (void)serve;
   if (metrics->parsed()) o.command = Command::metrics;
   if (validate->parsed()) o.command = Command::validate_config;
+  if (probe->parsed()) o.command = Command::probe;
   return {std::move(o), 0};
 }
 

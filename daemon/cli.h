@@ -3,6 +3,7 @@
 // `diskperf_exporter metrics` gathers once and prints the exposition;
 // `diskperf_exporter validate-config FILE` checks a config file.
 
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
@@ -12,7 +13,22 @@
 
 namespace diskperf {
 
-enum class Command { serve, metrics, validate_config };
+enum class Command { serve, metrics, validate_config, probe };
+
+/// `diskperf_exporter probe ...`: one probe job in the foreground (daemon/probe_command.h).
+struct ProbeCommandOptions {
+  std::string target;
+  std::string rw = "randread";
+  std::string bs = "4k";
+  unsigned iodepth = 1;
+  std::string runtime = "3s";
+  std::uint64_t number_ios = 0;
+  std::optional<double> rate_iops;
+  std::string timeout = "10s";
+  std::string offset = "0";
+  std::string size = "0";
+  std::string output = "text";
+};
 
 struct Options {
   Command command = Command::serve;
@@ -24,6 +40,7 @@ struct Options {
   std::optional<std::string> diskstats_device_exclude;
   std::optional<std::string> azure_perfcounters_file;  ///< set only when given; "" disables
   std::string dm_table_dir;  ///< --collector.topology.dm-table-dir; empty: live tables (libdevmapper)
+  ProbeCommandOptions probe;
 };
 
 /// Result of parsing argv: either options to run with, or an exit code

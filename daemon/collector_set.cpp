@@ -3,6 +3,7 @@
 #include "collectors/azure_collector.h"
 #include "collectors/diskstats_collector.h"
 #include "collectors/dm_table_source.h"
+#include "collectors/probe_collector.h"
 #include "collectors/queue_collector.h"
 #include "collectors/topology_collector.h"
 #include "collectors/process_collector.h"
@@ -28,6 +29,11 @@ std::vector<std::shared_ptr<Collector>> build_collectors(const Options& o, const
                                    : cfg.azure.perfcounters_file ? *cfg.azure.perfcounters_file
                                                                  : kDefaultPerfCountersFile;
   if (!perfcounters.empty()) collectors.push_back(std::make_shared<AzureCollector>(perfcounters));
+  if (!cfg.probes.empty()) {
+    auto scheduler = std::make_shared<ProbeScheduler>(cfg.probes, o.paths);
+    if (o.command == Command::serve) scheduler->start();  // `metrics` shows the jobs, runs none
+    collectors.push_back(std::make_shared<ProbeCollector>(std::move(scheduler)));
+  }
   return collectors;
 }
 

@@ -16,6 +16,7 @@
 #include "daemon/gatherer.h"
 #include "daemon/http_server.h"
 #include "daemon/logging.h"
+#include "daemon/probe_command.h"
 #include "daemon/reloader.h"
 #include "daemon/systemd_notify.h"
 #include "version.h"
@@ -85,6 +86,7 @@ int main(int argc, char** argv) {
   const Options& o = *cl.options;
   setup_logging(o.log_level);
   if (o.command == Command::validate_config) return validate_config(o);
+  if (o.command == Command::probe) return run_probe_command(o.probe, o.paths, std::cout, std::cerr);
 
   // Every valid config (at start and on reload) rebuilds the collector set;
   // the reloader serves its own status as one of the collectors.

@@ -80,3 +80,27 @@ detach_loop() {
   losetup -d "/dev/$1"
   "${LOOPCTL:?path to loopctl}" remove "$n"
 }
+
+# blkio_cgroup: creates a child of the cgroup v1 blkio controller, removed on
+# exit; sets BLKIO_CG to its directory. Processes started with in_cgroup run in it.
+blkio_cgroup() {
+  local root=${BLKIO_ROOT:-/sys/fs/cgroup/blkio}
+  [ -w "$root" ] || fail "no writable cgroup v1 blkio controller at $root"
+  BLKIO_CG="$root/diskperf-e2e.$$.$RANDOM"
+  mkdir "$BLKIO_CG"
+  on_exit "rmdir '$BLKIO_CG'"
+}
+
+# throttle DEV KIND VALUE: sets blkio.throttle.KIND_device (read_iops, read_bps,
+# write_iops, write_bps) for /dev/DEV in BLKIO_CG; VALUE 0 lifts the limit.
+throttle() {
+  local mm
+  mm=$(cat "/sys/block/$1/dev")
+  echo "$mm $3" >"$BLKIO_CG/blkio.throttle.$2_device"
+}
+
+# in_cgroup CMD ARGS...: runs CMD as a process of BLKIO_CG.
+in_cgroup() { sh -c 'echo $$ > "$0/cgroup.procs" && exec "$@"' "$BLKIO_CG" "$@"; }
+
+# within_pct A B PCT: true when |A - B| <= PCT% of B.
+within_pct() { awk -v a="$1" -v b="$2" -v p="$3" 'BEGIN { d = a - b; if (d < 0) d = -d; exit !(b > 0 && d <= b * p / 100) }'; }

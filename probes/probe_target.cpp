@@ -1,0 +1,196 @@
+#include "probes/probe_target.h"
+
+#include <fcntl.h>
+#include <linux/fs.h>
+#include <sys/ioctl.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <set>
+
+#include "probes/io_engine.h"
+
+namespace diskperf {
+namespace {
+
+// sysfs directory of a block device number: <sysfs>/dev/block/M:m resolved.
+std::string sysfs_dir(const HostPaths& p, dev_t dev) {
+  const std::string link = join_path(p.sysfs, "dev/block/" + std::to_string(major(dev)) + ":" +
+                                                  std::to_string(minor(dev)));
+  std::error_code ec;
+  auto real = std::filesystem::canonical(link, ec);
+  return ec ? std::string() : real.string();
+}
+
+// Whole disks under a sysfs block directory: a partition's parent, or the slaves' disks.
+void collect_disks(const std::string& dir, std::set<std::string>& out, int depth = 0) {
+  if (dir.empty() || depth > 8) return;
+  std::filesystem::path d(dir);
+  if (read_file((d / "partition").string()).ok()) {
+    collect_disks(d.parent_path().string(), out, depth + 1);
+    return;
+  }
+  auto slaves = list_dir((d / "slaves").string());
+  if (slaves.empty()) {
+    out.insert(d.filename().string());
+    return;
+  }
+  for (const auto& s : slaves) {
+    std::error_code ec;
+    auto real = std::filesystem::canonical(d / "slaves" / s, ec);
+    if (!ec) collect_disks(real.string(), out, depth + 1);
+  }
+}
+
+std::uint32_t queue_lbs(const std::string& dir) {
+  if (dir.empty()) return 512;
+  std::filesystem::path d(dir);
+  FileContent f = read_file((d / "queue/logical_block_size").string());
+  if (!f.ok()) f = read_file((d.parent_path() / "queue/logical_block_size").string());  // partition
+  if (!f.ok()) return 512;
+  unsigned long v = std::strtoul(f.data.c_str(), nullptr, 10);
+  return v ? static_cast<std::uint32_t>(v) : 512;
+}
+
+}  // namespace
+
+TargetInfo inspect_target(const std::string& path, const HostPaths& paths) {
+  TargetInfo t;
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0) {
+    t.kind = TargetKind::missing;
+    t.error = "stat " + path + ": " + std::strerror(errno);
+    return t;
+  }
+  dev_t dev = 0;
+  if (S_ISBLK(st.st_mode)) {
+    t.kind = TargetKind::block_device;
+    dev = st.st_rdev;
+    int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) {
+      t.error = "open " + path + ": " + std::strerror(errno);
+      return t;
+    }
+    std::uint64_t bytes = 0;
+    int lbs = 0;
+    if (::ioctl(fd, BLKGETSIZE64, &bytes) == 0) t.size = bytes;
+    if (::ioctl(fd, BLKSSZGET, &lbs) == 0 && lbs > 0) t.logical_block_size = static_cast<std::uint32_t>(lbs);
+    ::close(fd);
+  } else if (S_ISREG(st.st_mode) || S_ISDIR(st.st_mode)) {
+    t.kind = S_ISREG(st.st_mode) ? TargetKind::regular_file : TargetKind::directory;
+    t.size = S_ISREG(st.st_mode) ? static_cast<std::uint64_t>(st.st_size) : 0;
+    dev = st.st_dev;
+    t.logical_block_size = queue_lbs(sysfs_dir(paths, dev));
+  } else {
+    t.kind = TargetKind::other;
+    t.error = path + " is neither a block device, a regular file nor a directory";
+    return t;
+  }
+  std::set<std::string> disks;
+  collect_disks(sysfs_dir(paths, dev), disks);
+  if (disks.empty()) disks.insert(std::to_string(major(dev)) + ":" + std::to_string(minor(dev)));
+  t.disks.assign(disks.begin(), disks.end());
+  return t;
+}
+
+std::string probe_file_path(const std::string& dir, const std::string& job_name) {
+  return join_path(dir, ".diskperf_probe_" + job_name + ".dat");
+}
+
+std::string prepare_probe_file(const std::string& path, std::uint64_t size) {
+  struct stat st {};
+  if (::stat(path.c_str(), &st) == 0) {
+    if (!S_ISREG(st.st_mode)) return path + " exists and is not a regular file";
+    if (static_cast<std::uint64_t>(st.st_size) == size) return "";  // laid out by an earlier run
+  }
+  int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_DIRECT | O_CLOEXEC | O_NOFOLLOW, 0600);
+  if (fd < 0) return "create " + path + ": " + std::strerror(errno);
+  const std::size_t chunk = 1u << 20;
+  void* buf = nullptr;
+  if (posix_memalign(&buf, 4096, chunk) != 0) {
+    ::close(fd);
+    return "out of memory";
+  }
+  // Real, non-zero data so that no layer can treat the extents as holes.
+  auto* bytes = static_cast<unsigned char*>(buf);
+  for (std::size_t i = 0; i < chunk; ++i) bytes[i] = static_cast<unsigned char>((i * 131u + 7u) & 0xff);
+  std::string err;
+  if (::ftruncate(fd, 0) != 0) err = "truncate " + path + ": " + std::strerror(errno);
+  for (std::uint64_t off = 0; err.empty() && off < size;) {
+    const std::size_t n = static_cast<std::size_t>(std::min<std::uint64_t>(chunk, size - off));
+    ssize_t w = ::pwrite(fd, buf, n, static_cast<off_t>(off));
+    if (w <= 0) err = "write " + path + ": " + (w < 0 ? std::strerror(errno) : "short write");
+    else off += static_cast<std::uint64_t>(w);
+  }
+  if (err.empty() && ::fdatasync(fd) != 0) err = "fdatasync " + path + ": " + std::strerror(errno);
+  std::free(buf);
+  ::close(fd);
+  return err;
+}
+
+Region job_region(const ProbeJob& job, std::uint64_t target_size) {
+  Region r{job.offset, job.size};
+  if (r.size == 0) r.size = target_size > job.offset ? target_size - job.offset : 0;
+  return r;
+}
+
+std::vector<std::string> check_job_against_target(const ProbeJob& job, const TargetInfo& t) {
+  std::vector<std::string> errs;
+  const std::string who = "probe '" + job.name + "': ";
+  if (!t.error.empty() && t.kind != TargetKind::directory) {
+    errs.push_back(who + t.error);
+    return errs;
+  }
+  if (has_writes(job.rw) && t.kind == TargetKind::block_device)
+    errs.push_back(who + "rw=" + std::string(to_string(job.rw)) + " writes, but target " + job.target +
+                   " is a block device, which is only ever read; point target at a directory on the volume "
+                   "to write to a probe file the exporter creates there");
+  if (has_writes(job.rw) && t.kind == TargetKind::regular_file)
+    errs.push_back(who + "rw=" + std::string(to_string(job.rw)) + " writes, but target " + job.target +
+                   " is an existing file; writes go only to the exporter's own probe file: set target to a "
+                   "directory");
+  if (job.bs == 0 || job.bs % t.logical_block_size != 0)
+    errs.push_back(who + "bs=" + std::to_string(job.bs) + " is not a multiple of the logical block size (" +
+                   std::to_string(t.logical_block_size) + " bytes) of " + job.target);
+  if (job.offset % t.logical_block_size != 0)
+    errs.push_back(who + "offset=" + std::to_string(job.offset) + " is not a multiple of the logical block size (" +
+                   std::to_string(t.logical_block_size) + " bytes)");
+  const std::uint64_t tsize = t.kind == TargetKind::directory ? job.file_size : t.size;
+  const Region r = job_region(job, tsize);
+  if (job.offset + job.size > tsize || r.size < job.bs)
+    errs.push_back(who + "region offset=" + std::to_string(job.offset) + " size=" + std::to_string(r.size) +
+                   " does not fit in " + job.target + " (" + std::to_string(tsize) + " bytes) with bs=" +
+                   std::to_string(job.bs));
+  return errs;
+}
+
+}  // namespace diskperf
+
+namespace diskperf {
+
+ResolvedJob resolve_job(const ProbeJob& job, const HostPaths& paths) {
+  ResolvedJob r;
+  TargetInfo t = inspect_target(job.target, paths);
+  r.errors = check_job_against_target(job, t);
+  if (!r.ok()) return r;
+  r.disks = t.disks;
+  r.alignment = std::max<std::uint32_t>(t.logical_block_size, 4096);
+  if (t.kind == TargetKind::directory) {
+    r.path = probe_file_path(job.target, job.name);
+    std::string err = prepare_probe_file(r.path, job.file_size);
+    if (!err.empty()) r.errors.push_back("probe '" + job.name + "': " + err);
+    r.region = job_region(job, job.file_size);
+  } else {
+    r.path = job.target;
+    r.region = job_region(job, t.size);
+  }
+  return r;
+}
+
+}  // namespace diskperf

@@ -1,0 +1,137 @@
+// The probe engine on real files: log-linear histogram accuracy against exact
+// order statistics, option parsers, and run_probe on an O_DIRECT temp file.
+
+#include <algorithm>
+#include <cmath>
+#include <fstream>
+#include <random>
+
+#include <catch2/catch.hpp>
+
+#include "probes/latency_histogram.h"
+#include "probes/probe_job.h"
+#include "probes/probe_report.h"
+#include "probes/probe_run.h"
+#include "probes/probe_target.h"
+#include "test_helpers.h"
+
+using namespace diskperf;
+
+TEST_CASE("log-linear histogram percentiles are within 1% of exact ones", "[probe][histogram]") {
+  std::mt19937_64 rng(42);
+  std::lognormal_distribution<double> dist(std::log(200000.0), 1.5);  // ~200 us median, long tail
+  std::vector<std::uint64_t> v;
+  LatencyHistogram h;
+  for (int i = 0; i < 100000; ++i) {
+    auto ns = static_cast<std::uint64_t>(dist(rng)) + 1;
+    v.push_back(ns);
+    h.add(ns);
+  }
+  std::sort(v.begin(), v.end());
+  for (double p : {50.0, 90.0, 99.0, 99.9}) {
+    // fio's rule: the smallest value with at least p% of samples at or below it.
+    auto rank = static_cast<std::size_t>(std::ceil(p / 100.0 * v.size())) - 1;
+    const double exact = static_cast<double>(v[rank]);
+    INFO("p" << p << " exact " << exact << " hist " << h.percentile(p));
+    REQUIRE(std::abs(static_cast<double>(h.percentile(p)) - exact) / exact < 0.01);
+  }
+  REQUIRE(h.min() == v.front());
+  REQUIRE(h.max() == v.back());
+  REQUIRE(h.count() == 100000);
+}
+
+TEST_CASE("histogram buckets tile the value range", "[probe][histogram]") {
+  for (std::uint64_t x : {0ull, 1ull, 127ull, 128ull, 255ull, 256ull, 1000ull, 123456789ull, 10000000000ull}) {
+    auto i = LatencyHistogram::index_of(x);
+    REQUIRE(LatencyHistogram::lower_bound(i) <= x);
+    REQUIRE(x <= LatencyHistogram::upper_bound(i));
+    REQUIRE(LatencyHistogram::upper_bound(i) + 1 == LatencyHistogram::lower_bound(i + 1));
+  }
+  LatencyHistogram h;
+  for (int i = 1; i <= 100; ++i) h.add(static_cast<std::uint64_t>(i));  // exact below 128
+  REQUIRE(h.percentile(50) == 50);
+  REQUIRE(h.percentile(99) == 99);
+  REQUIRE(h.mean() == 50.5);
+}
+
+TEST_CASE("probe option parsers use fio's units", "[probe][parse]") {
+  REQUIRE(parse_size("4096") == 4096u);
+  REQUIRE(parse_size("8k") == 8192u);
+  REQUIRE(parse_size("8KiB") == 8192u);
+  REQUIRE(parse_size("1m") == 1048576u);
+  REQUIRE(parse_size("2G") == 2147483648u);
+  REQUIRE(!parse_size("8x"));
+  REQUIRE(!parse_size("-1"));
+  REQUIRE(!parse_size(""));
+  REQUIRE(parse_duration("3s") == std::chrono::seconds(3));
+  REQUIRE(parse_duration("500ms") == std::chrono::milliseconds(500));
+  REQUIRE(parse_duration("2") == std::chrono::seconds(2));
+  REQUIRE(parse_duration("100us") == std::chrono::microseconds(100));
+  REQUIRE(parse_duration("2m") == std::chrono::minutes(2));
+  REQUIRE(!parse_duration("3 parsecs"));
+  REQUIRE(parse_rw("randrw") == RwMode::randrw);
+  REQUIRE(!parse_rw("randomread"));
+}
+
+TEST_CASE("run_probe reads a laid-out file with O_DIRECT: exact counts and fio-shaped JSON", "[probe][run]") {
+  test::TempDir dir;
+  const std::string file = (dir.path / "data").string();
+  REQUIRE(prepare_probe_file(file, 4u << 20).empty());
+  ProbeJob job;
+  job.name = "t";
+  job.target = file;
+  job.rw = RwMode::randread;
+  job.bs = 8192;
+  job.iodepth = 4;
+  job.number_ios = 200;
+  RunResult r = run_probe(job, file, 0, 4u << 20, 4096);
+  REQUIRE(r.fatal.empty());
+  REQUIRE(r.errors.empty());
+  REQUIRE(r.read.ios == 200);
+  REQUIRE(r.read.bytes == 200u * 8192u);
+  REQUIRE(r.write.ios == 0);
+  REQUIRE(r.read.clat.count() == 200);
+  REQUIRE(r.read.lat.min() >= r.read.clat.min());
+  REQUIRE(r.runtime_ns > 0);
+  auto j = fio_json(job, r)["jobs"][0];
+  REQUIRE(j["read"]["total_ios"] == 200);
+  REQUIRE(j["read"]["io_bytes"] == 200 * 8192);
+  REQUIRE(j["read"]["clat_ns"]["percentile"].contains("99.000000"));
+  REQUIRE(j["read"]["clat_ns"]["percentile"].contains("99.900000"));
+  REQUIRE(j["write"]["total_ios"] == 0);
+}
+
+TEST_CASE("run_probe sequential reads stay inside the region and wrap", "[probe][run]") {
+  test::TempDir dir;
+  const std::string file = (dir.path / "data").string();
+  REQUIRE(prepare_probe_file(file, 1u << 20).empty());
+  ProbeJob job;
+  job.rw = RwMode::read;
+  job.bs = 4096;
+  job.iodepth = 2;
+  job.number_ios = 10;
+  // A region of 3 blocks at 64 KiB: 10 reads wrap around it.
+  RunResult r = run_probe(job, file, 65536, 3 * 4096, 4096);
+  REQUIRE(r.fatal.empty());
+  REQUIRE(r.read.ios == 10);
+}
+
+TEST_CASE("run_probe reports a missing target as fatal", "[probe][run]") {
+  ProbeJob job;
+  RunResult r = run_probe(job, "/nonexistent/diskperf", 0, 1 << 20, 4096);
+  REQUIRE(r.fatal.find("No such file") != std::string::npos);
+}
+
+TEST_CASE("a short file read past its end is counted as short_read", "[probe][run]") {
+  test::TempDir dir;
+  const std::string file = (dir.path / "data").string();
+  REQUIRE(prepare_probe_file(file, 8192).empty());
+  ProbeJob job;
+  job.rw = RwMode::read;
+  job.bs = 8192;
+  job.number_ios = 1;
+  // The region claims 16 KiB, starting at 4 KiB: the read gets 4096 of 8192 bytes.
+  RunResult r = run_probe(job, file, 4096, 16384, 4096);
+  REQUIRE(r.errors.at("short_read") == 1);
+  REQUIRE(r.read.ios == 0);
+}
