@@ -39,7 +39,7 @@ std::vector<std::string> ops(RwMode rw) {
 }  // namespace
 
 std::optional<std::string> ProbeCollector::collect(Families& out) {
-  const auto snaps = scheduler_->snapshots();
+  const auto jobs = scheduler_->jobs();
   out.reserve(out.size() + 13);  // the references below must survive the next add_family calls
   auto& info = add_family(out, "diskperf_probe_info",
                           "Shape of a probe job (fio terms: rw, bs in bytes, iodepth); value 1", MetricType::Gauge);
@@ -72,14 +72,14 @@ std::optional<std::string> ProbeCollector::collect(Families& out) {
                           "Completion latency (fio clat: submission done to completion) of probe I/Os",
                           MetricType::Histogram);
 
-  for (std::size_t i = 0; i < snaps.size(); ++i) {
-    const ProbeSnapshot& s = *snaps[i];
+  for (const auto& job : jobs) {
+    const ProbeSnapshot& s = *job.snapshot;
     add_sample(info, 1,
                labels(s, {{"rw", std::string(to_string(s.job.rw))},
                           {"bs", std::to_string(s.job.bs)},
                           {"iodepth", std::to_string(s.job.iodepth)}}));
     add_sample(ok, s.error.empty() ? 1 : 0, labels(s));
-    add_sample(stalled, scheduler_->stalled(i) ? 1 : 0, labels(s));
+    add_sample(stalled, job.stalled ? 1 : 0, labels(s));
     add_sample(runs, static_cast<double>(s.runs), labels(s));
     for (const char* kind : {"eio", "timeout", "short_read", "short_write"}) {
       auto it = s.errors.find(kind);

@@ -10,7 +10,8 @@
 
 namespace diskperf {
 
-std::vector<std::shared_ptr<Collector>> build_collectors(const Options& o, const Config& cfg) {
+std::vector<std::shared_ptr<Collector>> build_collectors(const Options& o, const Config& cfg,
+                                                         const std::shared_ptr<ProbeScheduler>& probes) {
   auto include = o.diskstats_device_include ? o.diskstats_device_include : cfg.diskstats.device_include;
   auto exclude = o.diskstats_device_exclude ? o.diskstats_device_exclude : cfg.diskstats.device_exclude;
   auto filter = std::make_shared<const DeviceFilter>(include, exclude);
@@ -29,11 +30,8 @@ std::vector<std::shared_ptr<Collector>> build_collectors(const Options& o, const
                                    : cfg.azure.perfcounters_file ? *cfg.azure.perfcounters_file
                                                                  : kDefaultPerfCountersFile;
   if (!perfcounters.empty()) collectors.push_back(std::make_shared<AzureCollector>(perfcounters));
-  if (!cfg.probes.empty()) {
-    auto scheduler = std::make_shared<ProbeScheduler>(cfg.probes, o.paths);
-    if (o.command == Command::serve) scheduler->start();  // `metrics` shows the jobs, runs none
-    collectors.push_back(std::make_shared<ProbeCollector>(std::move(scheduler)));
-  }
+  probes->apply(cfg.probes);
+  if (!cfg.probes.empty()) collectors.push_back(std::make_shared<ProbeCollector>(probes));
   return collectors;
 }
 

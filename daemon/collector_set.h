@@ -8,12 +8,16 @@
 #include "collectors/collector.h"
 #include "config/config.h"
 #include "daemon/cli.h"
+#include "probes/scheduler.h"
 
 namespace diskperf {
 
 /// The host collectors for `options` and `config` (a flag wins over the same
-/// setting in the config). Regexes must already be validated (CLI check and
-/// config validation); throws std::regex_error otherwise.
-std::vector<std::shared_ptr<Collector>> build_collectors(const Options& options, const Config& config);
+/// setting in the config). The probe jobs of `config` are applied to
+/// `probes`, which lives across reloads so that unchanged jobs keep running
+/// and keep their counters. Regexes must already be validated (CLI check
+/// and config validation); throws std::regex_error otherwise.
+std::vector<std::shared_ptr<Collector>> build_collectors(const Options& options, const Config& config,
+                                                         const std::shared_ptr<ProbeScheduler>& probes);
 
 }  // namespace diskperf

@@ -91,9 +91,10 @@ int main(int argc, char** argv) {
   // Every valid config (at start and on reload) rebuilds the collector set;
   // the reloader serves its own status as one of the collectors.
   auto gatherer = std::make_shared<Gatherer>(std::vector<std::unique_ptr<Collector>>{});
+  auto probes = std::make_shared<ProbeScheduler>(o.paths);  // runs jobs only once started (serve)
   std::shared_ptr<ConfigReloader> reloader;
   reloader = std::make_shared<ConfigReloader>(o.config_file, [&](const Config& cfg) {
-    auto collectors = build_collectors(o, cfg);
+    auto collectors = build_collectors(o, cfg, probes);
     collectors.push_back(reloader);
     gatherer->set_collectors(std::move(collectors));
   });
@@ -120,9 +121,11 @@ int main(int argc, char** argv) {
   auto ports = http->listening_ports();
   spdlog::info("diskperf_exporter {} (revision {}) listening on {} (port {}), metrics at {}", build::kVersion,
                build::kRevision, o.http.listen_address, ports.empty() ? 0 : ports.front(), o.http.telemetry_path);
+  probes->start();
   notify_ready("serving " + o.http.telemetry_path + " on port " + std::to_string(ports.empty() ? 0 : ports.front()));
   int rc = run_main_loop(*reloader);
   notify_stopping();
+  probes->stop();  // no new runs; I/O in flight awaited up to its timeout
   http.reset();
   spdlog::info("stopped");
   return rc;

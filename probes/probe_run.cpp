@@ -62,8 +62,12 @@ RunResult run_probe(const ProbeJob& job, const std::string& path, std::uint64_t 
   while (true) {
     std::uint64_t now = monotonic_ns();
     if (hooks.stop && hooks.stop->load()) {
-      abandoned = true;
-      break;
+      // Stopping: no new I/O; wait for the I/O in flight, but not past its timeout.
+      draining = true;
+      if (!overdue.empty()) {
+        abandoned = true;
+        break;
+      }
     }
     if (now >= deadline || (job.number_ios && issued >= job.number_ios)) draining = true;
     if (!draining) {

@@ -47,7 +47,9 @@ struct RunHooks {
 /// Runs `job` once against `path` (the resolved device or file) whose probed region is
 /// [region_offset, region_offset + region_size). Issues I/O until runtime or number_ios is
 /// reached (paced by rate_iops when set), then waits for every I/O in flight, however long.
-/// After an I/O times out no new I/O is issued in this run.
+/// After an I/O times out no new I/O is issued in this run. When `hooks.stop` becomes true no
+/// new I/O is issued either, and the I/O in flight is awaited until it completes or outlives
+/// the timeout; then the run ends (its buffers are leaked while the kernel may still use them).
 RunResult run_probe(const ProbeJob& job, const std::string& path, std::uint64_t region_offset,
                     std::uint64_t region_size, std::uint32_t alignment, const RunHooks& hooks = {});
 

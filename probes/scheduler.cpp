@@ -97,92 +97,171 @@ void DutyBudget::record(const std::vector<std::string>& disks, time_point start,
   for (const auto& d : disks) next_[d] = std::max(next_[d], end + idle);
 }
 
+namespace {
+
+// Whether two jobs have the same settings (where they stand in the file aside).
+bool same_settings(const ProbeJob& a, const ProbeJob& b) {
+  auto key = [](const ProbeJob& j) {
+    return std::tie(j.name, j.target, j.rw, j.rwmixread, j.bs, j.iodepth, j.runtime, j.number_ios, j.rate_iops,
+                    j.interval, j.jitter, j.timeout, j.offset, j.size, j.file_size, j.max_duty_cycle);
+  };
+  return key(a) == key(b);
+}
+
+}  // namespace
+
+ProbeScheduler::ProbeScheduler(HostPaths paths) : paths_(std::move(paths)) {}
+
 ProbeScheduler::ProbeScheduler(std::vector<ProbeJob> jobs, HostPaths paths) : paths_(std::move(paths)) {
-  for (auto& j : jobs) {
-    auto st = std::make_unique<JobState>();
-    auto snap = std::make_shared<ProbeSnapshot>();
-    snap->job = j;
-    st->job = std::move(j);
-    st->snapshot = std::move(snap);
-    states_.push_back(std::move(st));
-  }
+  apply(std::move(jobs));
 }
 
 ProbeScheduler::~ProbeScheduler() { stop(); }
 
+void ProbeScheduler::apply(std::vector<ProbeJob> jobs) {
+  std::lock_guard<std::mutex> serial(apply_mu_);
+  JobList old;
+  {
+    std::lock_guard<std::mutex> lk(mu_);
+    old = states_;
+  }
+  JobList next;
+  std::size_t kept = 0;
+  for (auto& j : jobs) {
+    auto same = std::find_if(old.begin(), old.end(), [&](const auto& st) { return same_settings(st->job, j); });
+    if (same != old.end()) {
+      next.push_back(*same);  // counters and snapshot carry over
+      ++kept;
+      continue;
+    }
+    auto st = std::make_shared<JobState>();
+    auto snap = std::make_shared<ProbeSnapshot>();
+    snap->job = j;
+    st->job = std::move(j);
+    st->snapshot = std::move(snap);
+    next.push_back(std::move(st));
+  }
+  std::map<std::string, JobList> by_target;
+  for (const auto& st : next) by_target[st->job.target].push_back(st);
+
+  // Stop the workers whose target's job list changed or went away.
+  std::vector<std::string> gone;
+  for (auto& [target, w] : workers_) {
+    auto it = by_target.find(target);
+    if (it == by_target.end() || it->second != w.jobs) {
+      w.stop->store(true);
+      gone.push_back(target);
+    }
+  }
+  sleep_cv_.notify_all();
+  for (const auto& target : gone) {
+    Worker& w = workers_[target];
+    if (w.thread.joinable()) w.thread.join();
+    workers_.erase(target);
+  }
+  {
+    std::lock_guard<std::mutex> lk(mu_);
+    states_ = std::move(next);
+  }
+  if (started_) start_workers();
+  spdlog::info("probes: {} job(s), {} unchanged, {} worker(s) restarted or stopped", jobs.size(), kept,
+               gone.size());
+}
+
 void ProbeScheduler::start() {
-  // One worker per target; first starts spread over up to 1 s per worker.
-  std::map<std::string, std::vector<std::size_t>> by_target;
-  for (std::size_t i = 0; i < states_.size(); ++i) by_target[states_[i]->job.target].push_back(i);
+  std::lock_guard<std::mutex> serial(apply_mu_);
+  started_ = true;
+  start_workers();
+}
+
+void ProbeScheduler::start_workers() {
+  // One worker per target; first starts spread 250 ms apart.
+  std::map<std::string, JobList> by_target;
+  {
+    std::lock_guard<std::mutex> lk(mu_);
+    for (const auto& st : states_) by_target[st->job.target].push_back(st);
+  }
   std::size_t k = 0;
-  for (auto& [target, idx] : by_target) {
+  for (auto& [target, jobs] : by_target) {
+    if (workers_.count(target)) continue;
+    Worker& w = workers_[target];
+    w.jobs = jobs;
     auto delay = std::chrono::milliseconds(250) * static_cast<long>(k++);
-    threads_.emplace_back(&ProbeScheduler::worker, this, idx, delay);
+    w.thread = std::thread(&ProbeScheduler::worker, this, jobs, w.stop, delay);
   }
 }
 
 void ProbeScheduler::stop() {
-  stop_ = true;
+  std::lock_guard<std::mutex> serial(apply_mu_);
+  started_ = false;
+  for (auto& [target, w] : workers_) w.stop->store(true);
   sleep_cv_.notify_all();
-  for (auto& t : threads_)
-    if (t.joinable()) t.join();
-  threads_.clear();
+  for (auto& [target, w] : workers_)
+    if (w.thread.joinable()) w.thread.join();
+  workers_.clear();
 }
 
-std::vector<std::shared_ptr<const ProbeSnapshot>> ProbeScheduler::snapshots() const {
+std::vector<ProbeScheduler::JobView> ProbeScheduler::jobs() const {
   std::lock_guard<std::mutex> lk(mu_);
-  std::vector<std::shared_ptr<const ProbeSnapshot>> out;
+  std::vector<JobView> out;
   out.reserve(states_.size());
-  for (const auto& s : states_) out.push_back(s->snapshot);
+  for (const auto& s : states_) out.push_back({s->snapshot, s->stalled.load()});
   return out;
 }
 
-void ProbeScheduler::publish(std::size_t index, std::shared_ptr<const ProbeSnapshot> s) {
+std::vector<std::shared_ptr<const ProbeSnapshot>> ProbeScheduler::snapshots() const {
+  std::vector<std::shared_ptr<const ProbeSnapshot>> out;
+  for (auto& v : jobs()) out.push_back(std::move(v.snapshot));
+  return out;
+}
+
+void ProbeScheduler::publish(JobState& st, std::shared_ptr<const ProbeSnapshot> s) {
   std::lock_guard<std::mutex> lk(mu_);
-  states_[index]->snapshot = std::move(s);
+  st.snapshot = std::move(s);
 }
 
-bool ProbeScheduler::sleep_until(std::chrono::steady_clock::time_point t) {
+std::shared_ptr<const ProbeSnapshot> ProbeScheduler::current(const JobState& st) const {
+  std::lock_guard<std::mutex> lk(mu_);
+  return st.snapshot;
+}
+
+bool ProbeScheduler::sleep_until(std::chrono::steady_clock::time_point t, const std::atomic<bool>& stop) {
   std::unique_lock<std::mutex> lk(sleep_mu_);
-  sleep_cv_.wait_until(lk, t, [&] { return stop_.load(); });
-  return !stop_.load();
+  sleep_cv_.wait_until(lk, t, [&] { return stop.load(); });
+  return !stop.load();
 }
 
-void ProbeScheduler::worker(std::vector<std::size_t> idx, std::chrono::nanoseconds first_delay) {
+void ProbeScheduler::worker(JobList jobs, std::shared_ptr<std::atomic<bool>> stop_flag,
+                            std::chrono::nanoseconds first_delay) {
   using clock = std::chrono::steady_clock;
+  const std::atomic<bool>& stopping = *stop_flag;
   std::mt19937_64 rng(std::random_device{}());
-  std::vector<clock::time_point> next(idx.size(), clock::now() + first_delay);
-  for (std::size_t k = 1; k < idx.size(); ++k) next[k] += std::chrono::milliseconds(100) * static_cast<long>(k);
+  std::vector<clock::time_point> next(jobs.size(), clock::now() + first_delay);
+  for (std::size_t k = 1; k < jobs.size(); ++k) next[k] += std::chrono::milliseconds(100) * static_cast<long>(k);
   std::vector<clock::time_point> base = next;  // the schedule without jitter, so jitter does not drift
-  while (!stop_) {
+  while (!stopping) {
     const std::size_t k = static_cast<std::size_t>(std::min_element(next.begin(), next.end()) - next.begin());
-    const std::size_t i = idx[k];
-    JobState& st = *states_[i];
+    JobState& st = *jobs[k];
     const ProbeJob& job = st.job;
-    if (!sleep_until(next[k])) break;
+    if (!sleep_until(next[k], stopping)) break;
 
     ResolvedJob rj = resolve_job(job, paths_);
     if (!rj.ok()) {
       std::string msg;
       for (const auto& e : rj.errors) msg += (msg.empty() ? "" : "; ") + e;
       spdlog::error("config:{}:{}: {}", job.config_line, job.config_column, msg);
-      std::shared_ptr<const ProbeSnapshot> prev;
-      {
-        std::lock_guard<std::mutex> lk(mu_);
-        prev = st.snapshot;
-      }
-      auto s = std::make_shared<ProbeSnapshot>(*prev);
+      auto s = std::make_shared<ProbeSnapshot>(*current(st));
       s->error = msg;
-      publish(i, std::move(s));
+      publish(st, std::move(s));
       base[k] = next[k] = clock::now() + job.interval;
       continue;
     }
     // The duty-cycle budget of every disk under the target, then exclusive use of them.
-    if (!sleep_until(std::max(clock::now(), budget_.next_allowed(rj.disks)))) break;
-    if (!locks_.acquire(rj.disks, stop_)) break;
+    if (!sleep_until(std::max(clock::now(), budget_.next_allowed(rj.disks)), stopping)) break;
+    if (!locks_.acquire(rj.disks, stopping)) break;
     const auto t0 = clock::now();
     RunHooks hooks;
-    hooks.stop = &stop_;
+    hooks.stop = stop_flag.get();
     hooks.on_stall = [&st](bool stalled) {
       st.stalled = stalled;
       if (stalled) spdlog::warn("probe '{}': an I/O on {} outlived the {} ms timeout", st.job.name, st.job.target,
@@ -192,16 +271,11 @@ void ProbeScheduler::worker(std::vector<std::size_t> idx, std::chrono::nanosecon
     const auto t1 = clock::now();
     locks_.release(rj.disks);
     budget_.record(rj.disks, t0, t1, job.max_duty_cycle);
-    if (stop_) break;
+    if (stopping) break;
     st.stalled = false;  // the run waited for every I/O it issued
-    std::shared_ptr<const ProbeSnapshot> prev;
-    {
-      std::lock_guard<std::mutex> lk(mu_);
-      prev = st.snapshot;
-    }
-    auto s = std::make_shared<ProbeSnapshot>(fold_run(*prev, r));
+    auto s = std::make_shared<ProbeSnapshot>(fold_run(*current(st), r));
     s->disks = rj.disks;
-    publish(i, std::move(s));
+    publish(st, std::move(s));
     if (!r.fatal.empty()) spdlog::warn("probe '{}': {}", job.name, r.fatal);
 
     std::uniform_int_distribution<std::int64_t> jit(0, std::max<std::int64_t>(0, job.jitter.count()));

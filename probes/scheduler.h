@@ -88,18 +88,35 @@ class DutyBudget {
 
 class ProbeScheduler {
  public:
+  explicit ProbeScheduler(HostPaths paths);
+  /// Same as ProbeScheduler(paths) then apply(jobs).
   ProbeScheduler(std::vector<ProbeJob> jobs, HostPaths paths);
   ~ProbeScheduler();  ///< stops and joins the workers (a worker on a hung disk abandons its I/O)
   ProbeScheduler(const ProbeScheduler&) = delete;
   ProbeScheduler& operator=(const ProbeScheduler&) = delete;
 
+  /// Sets the job list (at start and on every config reload). A job whose
+  /// name and settings are unchanged keeps its counters; a target whose jobs
+  /// are all unchanged keeps its worker and schedule. Workers of targets
+  /// whose jobs changed or went away are stopped (a run in flight issues no
+  /// new I/O and waits for its I/O, at most until the job's timeout) and,
+  /// once started, new ones start. Never blocks a scrape.
+  void apply(std::vector<ProbeJob> jobs);
+  /// Starts the workers (for the jobs applied so far and later).
   void start();
+  /// Stops every worker and waits for them: no run starts afterwards, and a
+  /// run in flight waits for its I/O at most until the job's timeout.
   void stop();
 
-  /// Current snapshots, one per job, in config order. Never blocks on a probe.
+  /// One job as the collector shows it.
+  struct JobView {
+    std::shared_ptr<const ProbeSnapshot> snapshot;
+    bool stalled = false;  ///< an I/O is outstanding past its timeout now (live, not per run)
+  };
+  /// The current jobs, in config order. Never blocks on a probe.
+  std::vector<JobView> jobs() const;
+  /// Snapshots of jobs(), for tests.
   std::vector<std::shared_ptr<const ProbeSnapshot>> snapshots() const;
-  /// True while an I/O of job `index` is outstanding past its timeout (live, not per run).
-  bool stalled(std::size_t index) const { return states_[index]->stalled.load(); }
 
  private:
   struct JobState {
@@ -107,19 +124,28 @@ class ProbeScheduler {
     std::atomic<bool> stalled{false};
     std::shared_ptr<const ProbeSnapshot> snapshot;  // guarded by ProbeScheduler::mu_
   };
-  void worker(std::vector<std::size_t> job_indexes, std::chrono::nanoseconds first_delay);
-  void publish(std::size_t index, std::shared_ptr<const ProbeSnapshot> s);
-  bool sleep_until(std::chrono::steady_clock::time_point t);
+  using JobList = std::vector<std::shared_ptr<JobState>>;
+  struct Worker {
+    JobList jobs;
+    std::shared_ptr<std::atomic<bool>> stop = std::make_shared<std::atomic<bool>>(false);
+    std::thread thread;
+  };
+  void start_workers();  // for targets without a running worker; needs apply_mu_
+  void worker(JobList jobs, std::shared_ptr<std::atomic<bool>> stop, std::chrono::nanoseconds first_delay);
+  void publish(JobState& st, std::shared_ptr<const ProbeSnapshot> s);
+  std::shared_ptr<const ProbeSnapshot> current(const JobState& st) const;
+  bool sleep_until(std::chrono::steady_clock::time_point t, const std::atomic<bool>& stop);
 
   HostPaths paths_;
-  std::vector<std::unique_ptr<JobState>> states_;
-  mutable std::mutex mu_;
+  mutable std::mutex mu_;  // guards states_ and every JobState::snapshot
+  JobList states_;         // the current jobs in config order
+  std::mutex apply_mu_;    // serialises apply/start/stop; guards workers_ and started_
+  std::map<std::string, Worker> workers_;  // by target
+  bool started_ = false;
   std::mutex sleep_mu_;
   std::condition_variable sleep_cv_;
-  std::atomic<bool> stop_{false};
   DiskLocks locks_;
   DutyBudget budget_;
-  std::vector<std::thread> threads_;
 };
 
 }  // namespace diskperf
