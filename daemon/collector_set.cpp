@@ -6,6 +6,7 @@
 #include "collectors/probe_collector.h"
 #include "collectors/queue_collector.h"
 #include "collectors/topology_collector.h"
+#include "probes/probe_target.h"
 #include "collectors/process_collector.h"
 
 namespace diskperf {
@@ -33,6 +34,19 @@ std::vector<std::shared_ptr<Collector>> build_collectors(const Options& o, const
   probes->apply(cfg.probes);
   if (!cfg.probes.empty()) collectors.push_back(std::make_shared<ProbeCollector>(probes));
   return collectors;
+}
+
+std::vector<ConfigError> check_config_on_host(const Options& o, const Config& cfg) {
+  std::vector<ConfigError> errors;
+  for (const ProbeJob& job : cfg.probes) {
+    TargetInfo target = inspect_target(job.target, o.paths);
+    std::vector<std::string> problems;
+    if (!target.error.empty()) problems.push_back(target.error);
+    else problems = check_job_against_target(job, target);
+    for (auto& p : problems)
+      errors.push_back({job.config_line, job.config_column, "probes: job '" + job.name + "': " + p});
+  }
+  return errors;
 }
 
 }  // namespace diskperf

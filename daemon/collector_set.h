@@ -20,4 +20,10 @@ namespace diskperf {
 std::vector<std::shared_ptr<Collector>> build_collectors(const Options& options, const Config& config,
                                                          const std::shared_ptr<ProbeScheduler>& probes);
 
+/// Checks `config` against this host: every probe job's target exists and
+/// the job is safe and fits it (probes/probe_target.h: no writes to a block
+/// device, bs a multiple of the logical block size, region inside the
+/// target). Reads nothing but metadata and writes nothing.
+std::vector<ConfigError> check_config_on_host(const Options& options, const Config& config);
+
 }  // namespace diskperf

@@ -26,7 +26,7 @@ namespace {
 using namespace diskperf;
 
 int validate_config(const Options& o) {
-  ConfigResult r = load_config_file(o.config_file);
+  ConfigResult r = load_config_file(o.config_file, [&](const Config& cfg) { return check_config_on_host(o, cfg); });
   for (const auto& e : r.errors) std::cerr << (e.line > 0 ? e.to_string(o.config_file) : e.message) << "\n";
   if (!r.config) return 1;
   std::cout << o.config_file << ": OK\n";
@@ -97,7 +97,7 @@ int main(int argc, char** argv) {
     auto collectors = build_collectors(o, cfg, probes);
     collectors.push_back(reloader);
     gatherer->set_collectors(std::move(collectors));
-  });
+  }, [&](const Config& cfg) { return check_config_on_host(o, cfg); });
   if (!reloader->reload().empty()) return 1;  // no good config to start with
 
   if (o.command == Command::metrics) {

@@ -9,22 +9,31 @@
 
 namespace diskperf {
 
-ConfigResult load_config_file(const std::string& path) {
-  if (path.empty()) return parse_config("");
-  FileContent file = read_file(path, 4u << 20);
-  if (!file.ok()) {
-    ConfigResult r;
-    r.errors.push_back({0, 0, file.error});
-    return r;
+ConfigResult load_config_file(const std::string& path, const HostCheck& check) {
+  ConfigResult r;
+  if (path.empty()) {
+    r = parse_config("");
+  } else {
+    FileContent file = read_file(path, 4u << 20);
+    if (!file.ok()) {
+      r.errors.push_back({0, 0, file.error});
+      return r;
+    }
+    r = parse_config(file.data);
   }
-  return parse_config(file.data);
+  if (r.config && check) {
+    r.errors = check(*r.config);
+    if (!r.errors.empty()) r.config.reset();
+  }
+  return r;
 }
 
-ConfigReloader::ConfigReloader(std::string path, Apply apply) : path_(std::move(path)), apply_(std::move(apply)) {}
+ConfigReloader::ConfigReloader(std::string path, Apply apply, HostCheck check)
+    : path_(std::move(path)), apply_(std::move(apply)), check_(std::move(check)) {}
 
 std::vector<std::string> ConfigReloader::reload() {
   std::lock_guard serial(reload_mu_);
-  ConfigResult r = load_config_file(path_);
+  ConfigResult r = load_config_file(path_, check_);
   std::vector<std::string> errors;
   for (const auto& e : r.errors) {
     errors.push_back(e.line > 0 ? e.to_string(path_) : e.message);

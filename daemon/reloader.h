@@ -16,16 +16,21 @@
 
 namespace diskperf {
 
-/// Reads `path` (empty: no file, an empty Config) and parses it. Errors are
-/// formatted "path:line:column: message".
-ConfigResult load_config_file(const std::string& path);
+/// Checks a parsed config against this host (e.g. probe targets); returns
+/// the problems, with the line and column of the setting at fault.
+using HostCheck = std::function<std::vector<ConfigError>(const Config&)>;
+
+/// Reads `path` (empty: no file, an empty Config), parses it and, when it
+/// parses, runs `check` on it. Errors are formatted "path:line:column:
+/// message".
+ConfigResult load_config_file(const std::string& path, const HostCheck& check = {});
 
 class ConfigReloader final : public Collector {
  public:
   /// Applies a validated config to the running components. Must not throw.
   using Apply = std::function<void(const Config&)>;
 
-  ConfigReloader(std::string path, Apply apply);
+  ConfigReloader(std::string path, Apply apply, HostCheck check = {});
 
   /// Loads and, if valid, applies the file. Returns the errors (empty on
   /// success); each is also logged. Serialised: concurrent calls queue.
@@ -40,6 +45,7 @@ class ConfigReloader final : public Collector {
  private:
   const std::string path_;
   const Apply apply_;
+  const HostCheck check_;
   std::mutex reload_mu_;        // one reload at a time
   mutable std::mutex state_mu_;  // guards the fields below
   std::shared_ptr<const Config> current_;

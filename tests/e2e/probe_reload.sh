@@ -55,6 +55,21 @@ for _ in $(seq 1 50); do out=$(scrape); [ -z "$(runs "$out" b)" ] && break; slee
 a4=$(runs "$out" a)
 [ "$a4" -ge "$a3" ] || fail "job a lost its counters ($a3 -> $a4)"
 
+# Host checks at validation: a region past the end of the target and a
+# missing target are refused with the job's line and column, by
+# validate-config and by a reload (which keeps the running jobs).
+printf 'probes:\n  - name: big\n    target: /dev/%s\n    size: 1g\n  - name: gone\n    target: /dev/nonexistent-disk\n' "$dev" >"$E2E_TMP/bad.yml"
+if "$DISKPERF_EXPORTER" validate-config "$E2E_TMP/bad.yml" 2>"$E2E_TMP/v.err"; then fail "validate-config accepted bad targets"; fi
+grep -q "bad.yml:2:5: probes: job 'big': .*" "$E2E_TMP/v.err" || fail "region error: $(cat "$E2E_TMP/v.err")"
+grep -q "bad.yml:5:5: probes: job 'gone': .*No such file or directory" "$E2E_TMP/v.err" || fail "missing target: $(cat "$E2E_TMP/v.err")"
+cp "$E2E_TMP/bad.yml" "$cfg"
+kill -HUP "$EXPORTER_PID"
+for _ in $(seq 1 50); do
+  out=$(scrape); [ "$(sample_value "$out" diskperf_config_last_reload_successful '')" = 0 ] && break; sleep 0.1
+done
+[ "$(sample_value "$out" diskperf_config_last_reload_successful '')" = 0 ] || fail "bad targets not rejected on reload"
+wait_runs a $(($(runs "$out" a) + 1)) >/dev/null
+
 # SIGTERM during a run: a 3 s run every 3.5 s; stop 1 s into it.
 { echo "probes:"; job long 3s 3500ms; } >"$cfg"
 kill -HUP "$EXPORTER_PID"
