@@ -9,9 +9,8 @@
 #include <memory>
 
 namespace diskperf {
-namespace {
 
-ReadStatus classify(int err) {
+ReadStatus classify_errno(int err) {
   switch (err) {
     case ENOENT:
     case ENOTDIR: return ReadStatus::absent;
@@ -24,9 +23,11 @@ ReadStatus classify(int err) {
   }
 }
 
+namespace {
+
 FileContent failure(const char* what, const std::string& path, int err) {
   FileContent out;
-  out.status = classify(err);
+  out.status = classify_errno(err);
   out.error = std::string(what) + " " + path + ": " + std::strerror(err);
   return out;
 }
@@ -79,7 +80,7 @@ std::vector<std::string> list_dir(const std::string& path, ReadStatus* status) {
   std::vector<std::string> names;
   std::unique_ptr<DIR, int (*)(DIR*)> dir(::opendir(path.c_str()), &::closedir);
   if (!dir) {
-    if (status) *status = classify(errno);
+    if (status) *status = classify_errno(errno);
     return names;
   }
   if (status) *status = ReadStatus::ok;

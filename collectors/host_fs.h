@@ -23,6 +23,9 @@ struct HostPaths {
 /// `too_large`: over the caller's size bound; `other`: any other errno.
 enum class ReadStatus { ok, absent, vanished, denied, too_large, other };
 
+/// The ReadStatus of an errno from open/read/stat (ENOENT -> absent, ...).
+ReadStatus classify_errno(int err);
+
 /// Result of reading one file whole.
 struct FileContent {
   ReadStatus status = ReadStatus::ok;

@@ -11,19 +11,9 @@
 namespace diskperf {
 namespace {
 
-ReadStatus classify(int err) {
-  switch (err) {
-    case ENOENT:
-    case ENOTDIR: return ReadStatus::absent;
-    case EACCES:
-    case EPERM: return ReadStatus::denied;
-    default: return ReadStatus::other;
-  }
-}
-
 RewrittenFileRead failure(const char* what, const std::string& path, int err) {
   RewrittenFileRead out;
-  out.status = classify(err);
+  out.status = classify_errno(err);
   out.error = std::string(what) + " " + path + ": " + std::strerror(err);
   return out;
 }
