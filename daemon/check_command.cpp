@@ -174,11 +174,13 @@ int run_check_command(const CheckCommandOptions& o, const Options& global, std::
     return 2;
   }
   TiersConfig cfg;
+  std::optional<std::string> config_perfcounters;
   if (!global.config_file.empty()) {
     ConfigResult r = load_config_file(global.config_file);
     for (const auto& e : r.errors) err << (e.line > 0 ? e.to_string(global.config_file) : e.message) << "\n";
     if (!r.config) return 2;
     cfg = r.config->tiers;
+    config_perfcounters = r.config->azure.perfcounters_file;
   }
   // --disk rules go first (they win over the config's).
   std::vector<DiskTierRule> cli_rules;
@@ -197,6 +199,7 @@ int run_check_command(const CheckCommandOptions& o, const Options& global, std::
 
   std::shared_ptr<const PerfCountersParse> azure_parse;
   const std::string perfcounters = global.azure_perfcounters_file ? *global.azure_perfcounters_file
+                                   : config_perfcounters          ? *config_perfcounters
                                                                   : kDefaultPerfCountersFile;
   if (!perfcounters.empty()) {
     AzureCollector azure(perfcounters);

@@ -185,6 +185,15 @@ log "check as P30: exit 1, verdict below, $iops30 IOPS of 5000"
 cat "$E2E_TMP/p10.txt" >&2
 [ "$rc10" -eq 0 ] || fail "check as P10: exit $rc10, want 0"
 grep -Eq "^$dev +- +P10 .* meets\$" "$E2E_TMP/p10.txt" || fail "check as P10: no meets row"
+# Without --disk: the disks come from the config's tiers.disks rules (here P10 for the loop device).
+set +e
+in_cgroup "$DISKPERF_EXPORTER" check --config "$E2E_TMP/config.yml" --runtime 3s >"$E2E_TMP/cfg.txt" 2>&1
+rccfg=$?
+set -e
+cat "$E2E_TMP/cfg.txt" >&2
+[ "$rccfg" -eq 0 ] || fail "check --config (P10): exit $rccfg, want 0"
+grep -Eq "^$dev +- +P10 .* (meets|bursting)\$" "$E2E_TMP/cfg.txt" || fail "check --config: no P10 row for $dev"
+[ "$(grep -c . "$E2E_TMP/cfg.txt")" -eq 2 ] || fail "check --config: want one disk row"
 [ "$rcbad" -eq 2 ] || fail "check with a bad path: exit $rcbad, want 2"
 grep -q "is not a block device" "$E2E_TMP/bad.err" || fail "check with a bad path: $(cat "$E2E_TMP/bad.err")"
 echo "PASS tier_probe_alert"
