@@ -53,6 +53,10 @@ DISKPERF_EXPORTER="$E2E_TMP/in_cgroup.sh" start_exporter --config "$E2E_TMP/conf
 DISKPERF_EXPORTER=$real_exporter
 m=$(scrape)
 [ "$(sample_value "$m" diskperf_tier_disk_iops_cap "device=\"$dev\"")" = 5000 ] || fail "no P30 IOPS cap for $dev"
+[ "$(sample_value "$m" diskperf_tier_disk_burst_iops_cap "device=\"$dev\"")" = "" ] || fail "P30 bursts without bursting: true"
+grep -q "^diskperf_tier_disk_info{device=\"$dev\",tier=\"P30\",family=\"premium_ssd\",source=\"builtin\"" <<<"$m" ||
+  fail "no tier info for $dev"
+promtool check metrics <<<"$m" || fail "promtool check metrics on the tier series"
 [ "$(sample_value "$m" diskperf_tier_probe_iops_cap 'probe="cap",target="/dev/'"$dev"'"')" = 5000 ] ||
   fail "no probe cap: $(grep diskperf_tier_probe <<<"$m" || true)"
 
