@@ -8,6 +8,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include "collectors/azure_facts.h"
 #include "collectors/metric_families.h"
 #include "collectors/rewritten_file.h"
 
@@ -31,33 +32,6 @@ bool has_end_marker(const PerfCountersParse& p) {
   return std::any_of(p.counters.begin(), p.counters.end(), [](const PerfCounter& c) {
     return c.category == "config" && c.name == "Virtualization Solution Version";
   });
-}
-
-// A value usable as a non-negative quantity (caps, counts, latencies): the
-// parser already refused nan, inf and out-of-range text; negatives such as
-// the "-1" some writers use for "unknown" are refused here.
-std::optional<double> quantity(const PerfCounter& c) {
-  if (!c.number || *c.number < 0) return std::nullopt;
-  return c.number;
-}
-
-struct Disk {
-  std::string storage_type, caching, storage_account, disk_name;
-  std::optional<double> sla_iops, sla_mb_per_s;
-};
-
-// "storage;Phys. Disc to Storage Mapping" value: "<account> <disk or vhd>";
-// managed disks have the account "None"; the temp disk "not mapped to vhd".
-void set_mapping(Disk& d, const std::string& v) {
-  if (v == "not mapped to vhd") return;
-  const auto sp = v.find(' ');
-  if (sp == std::string::npos) {
-    d.disk_name = v;
-    return;
-  }
-  const std::string account = v.substr(0, sp);
-  d.storage_account = account == "None" ? "" : account;
-  d.disk_name = v.substr(sp + 1);
 }
 
 // Per storage account counters: counter name -> (family index, op, scale).
@@ -102,34 +76,22 @@ constexpr std::array<StorageFamily, 5> kStorageFamilies{{
 }};
 
 void emit_parse(Families& out, const PerfCountersParse& p) {
-  std::map<std::string, Disk> disks;  // by kernel device name, sorted
+  const AzureFacts facts = azure_facts(p);
+  const auto& disks = facts.disks;
+  const PerfCounter* instance_type = facts.instance_type;
+  const PerfCounter* provider_version = facts.provider_version;
+  const PerfCounter* error = facts.error;
+  const std::optional<double>& vm_iops = facts.vm_iops;
+  const std::optional<double>& vm_mb_per_s = facts.vm_mb_per_s;
   std::map<std::string, std::array<std::map<std::string, double>, kStorageFamilies.size()>> accounts;
-  const PerfCounter* instance_type = nullptr;
-  const PerfCounter* provider_version = nullptr;
-  const PerfCounter* error = nullptr;
-  std::optional<double> vm_iops, vm_mb_per_s;
   for (const PerfCounter& c : p.counters) {  // later lines win over earlier duplicates
-    if (c.category == "disk" && !c.instance.empty()) {
-      Disk& d = disks[c.instance];
-      if (c.name == "Storage Type") d.storage_type = c.value;
-      else if (c.name == "Caching") d.caching = c.value;
-      else if (c.name == "SLA") d.sla_iops = quantity(c);
-      else if (c.name == "SLA Throughput") d.sla_mb_per_s = quantity(c);
-    } else if (c.category == "storage" && c.name == "Phys. Disc to Storage Mapping" && !c.instance.empty()) {
-      set_mapping(disks[c.instance], c.value);
-    } else if (c.category == "storage" && !c.instance.empty()) {
+    if (c.category == "storage" && c.name != "Phys. Disc to Storage Mapping" && !c.instance.empty()) {
       for (const auto& f : kStorageFields) {
         if (c.name != f.counter) continue;
         auto& fam = accounts[c.instance][f.family];
-        if (auto v = quantity(c)) fam[f.op] = *v * f.scale;
+        if (auto v = azure_quantity(c)) fam[f.op] = *v * f.scale;
         else fam.erase(f.op);
       }
-    } else if (c.category == "config") {
-      if (c.name == "Instance Type") instance_type = &c;
-      else if (c.name == "Data Provider Version") provider_version = &c;
-      else if (c.name == "Error") error = &c;
-      else if (c.name == "SLA Max Disk IOPS per VM") vm_iops = quantity(c);
-      else if (c.name == "SLA Max Disk Bandwidth per VM") vm_mb_per_s = quantity(c);
     }
   }
 
@@ -194,6 +156,12 @@ void emit_parse(Families& out, const PerfCountersParse& p) {
 
 AzureCollector::AzureCollector(std::string perfcounters_file, Clock now)
     : path_(std::move(perfcounters_file)), now_(now ? std::move(now) : Clock(system_now)) {}
+
+std::shared_ptr<const PerfCountersParse> AzureCollector::last_parse() const {
+  auto snap = last_good();
+  if (!snap) return nullptr;
+  return std::shared_ptr<const PerfCountersParse>(snap, &snap->parse);
+}
 
 std::shared_ptr<const AzureCollector::Snapshot> AzureCollector::last_good() const {
   std::lock_guard<std::mutex> lock(mu_);

@@ -48,6 +48,9 @@ class AzureCollector final : public Collector {
   /// Never fails for an absent file; fails (serving the last good parse) when
   /// the file exists but cannot be read or is over kMaxFileBytes.
   std::optional<std::string> collect(Families& out) override;
+  /// The parse being served (the last good read), or nullptr when none (absent file, no scrape
+  /// yet). Immutable; shared with the tier collector (collectors/tier_collector.h).
+  std::shared_ptr<const PerfCountersParse> last_parse() const;
 
  private:
   struct Snapshot {

@@ -9,6 +9,7 @@
 
 #include "collectors/lazy_family.h"
 #include "collectors/metric_families.h"
+#include "collectors/stable_names.h"
 
 namespace diskperf {
 namespace {
@@ -80,30 +81,6 @@ struct PartitionRow {
   std::string device, disk, number;
   std::optional<std::uint64_t> start_bytes, size_bytes;
 };
-
-// Stable names under <devfs>/disk: by-id link names and Azure LUNs, keyed by
-// the kernel name their link points at.
-struct StableNames {
-  std::map<std::string, std::set<std::string>> by_id;
-  std::map<std::string, std::set<unsigned>> azure_lun;
-};
-
-StableNames read_stable_names(const std::string& devfs) {
-  StableNames s;
-  const std::string by_id = join_path(devfs, "disk/by-id");
-  for (const std::string& link : list_dir(by_id)) {
-    std::string target = link_target_name(read_link(join_path(by_id, link)));
-    if (!target.empty()) s.by_id[target].insert(link);
-  }
-  const std::string azure = join_path(devfs, "disk/azure/scsi1");
-  for (const std::string& link : list_dir(azure)) {
-    auto lun = parse_azure_lun(link);
-    if (!lun) continue;
-    std::string target = link_target_name(read_link(join_path(azure, link)));
-    if (!target.empty()) s.azure_lun[target].insert(*lun);
-  }
-  return s;
-}
 
 template <typename T>
 std::string join(const std::set<T>& values) {

@@ -224,7 +224,7 @@ ConfigResult parse_config(std::string_view text) {
   Config cfg;
   Validator v;
   if (root && !root.IsNull()) {
-    if (v.expect_map(root, "the top level", {"collectors", "probes"})) {
+    if (v.expect_map(root, "the top level", {"collectors", "probes", "tiers"})) {
       const YAML::Node collectors = root["collectors"];
       if (collectors && v.expect_map(collectors, "collectors", {"diskstats", "azure"})) {
         const YAML::Node ds = collectors["diskstats"];
@@ -244,6 +244,7 @@ ConfigResult parse_config(std::string_view text) {
         for (const auto& p : probes)
           if (auto job = parse_probe(p, v, names)) cfg.probes.push_back(std::move(*job));
       }
+      cfg.tiers = parse_tiers_config(root["tiers"], v.errors);
     }
   }
   result.errors = std::move(v.errors);

@@ -25,6 +25,8 @@
 //       file_size: 64m            # probe file size for a directory target
 //       max_duty_cycle: 0.02      # runtime <= max_duty_cycle x interval (default 2%)
 //
+//   tiers: ...                    # disk tiers and VM size: config/tiers_config.h
+//
 // Unknown keys are errors, so a typo is caught instead of silently ignored.
 
 #include <optional>
@@ -32,6 +34,7 @@
 #include <string_view>
 #include <vector>
 
+#include "config/tiers_config.h"
 #include "probes/probe_job.h"
 
 namespace diskperf {
@@ -51,6 +54,7 @@ struct Config {
   DiskstatsConfig diskstats;
   AzureConfig azure;
   std::vector<ProbeJob> probes;  ///< validated for shape; targets are checked when resolved
+  TiersConfig tiers;             ///< tier caps per disk, VM size (config/tiers_config.h)
 };
 
 /// One problem found in the file; line and column are 1-based (0 if unknown).

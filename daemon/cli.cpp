@@ -94,6 +94,17 @@ ParsedCommandLine parse_command_line(int argc, const char* const* argv) {
       ->capture_default_str()
       ->check(CLI::IsMember({"text", "json"}));
 
+  CLI::App* check = app.add_subcommand("check", "Probe each disk or volume (read only) and tell whether it "
+                                                "delivers its tier's caps; exit 0 all meet, 1 some below, 2 error");
+  check->add_option("--disk", o.check.disks, "PATH=TIER: check this disk as this tier (repeatable), e.g. "
+                                             "/dev/sdc=P30")
+      ->check([](const std::string& s) { return s.find('=') != std::string::npos ? "" : "expected PATH=TIER"; });
+  check->add_option("--runtime", o.check.runtime, "Run time of each probe shape (two per disk)")
+      ->capture_default_str();
+  check->add_option("--output", o.check.output, "text or json")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"text", "json"}));
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -103,6 +114,7 @@ ParsedCommandLine parse_command_line(int argc, const char* const* argv) {
   if (metrics->parsed()) o.command = Command::metrics;
   if (validate->parsed()) o.command = Command::validate_config;
   if (probe->parsed()) o.command = Command::probe;
+  if (check->parsed()) o.command = Command::check;
   return {std::move(o), 0};
 }
 

@@ -13,7 +13,7 @@
 
 namespace diskperf {
 
-enum class Command { serve, metrics, validate_config, probe };
+enum class Command { serve, metrics, validate_config, probe, check };
 
 /// `diskperf_exporter probe ...`: one probe job in the foreground (daemon/probe_command.h).
 struct ProbeCommandOptions {
@@ -30,6 +30,13 @@ struct ProbeCommandOptions {
   std::string output = "text";
 };
 
+/// `diskperf_exporter check ...`: probe each disk against its tier (daemon/check_command.h).
+struct CheckCommandOptions {
+  std::vector<std::string> disks;  ///< PATH=TIER
+  std::string runtime = "5s";      ///< per probe shape
+  std::string output = "text";
+};
+
 struct Options {
   Command command = Command::serve;
   HttpOptions http;
@@ -41,6 +48,7 @@ struct Options {
   std::optional<std::string> azure_perfcounters_file;  ///< set only when given; "" disables
   std::string dm_table_dir;  ///< --collector.topology.dm-table-dir; empty: live tables (libdevmapper)
   ProbeCommandOptions probe;
+  CheckCommandOptions check;
 };
 
 /// Result of parsing argv: either options to run with, or an exit code

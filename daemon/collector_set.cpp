@@ -5,6 +5,7 @@
 #include "collectors/dm_table_source.h"
 #include "collectors/probe_collector.h"
 #include "collectors/queue_collector.h"
+#include "collectors/tier_collector.h"
 #include "collectors/topology_collector.h"
 #include "probes/probe_target.h"
 #include "collectors/process_collector.h"
@@ -30,7 +31,13 @@ std::vector<std::shared_ptr<Collector>> build_collectors(const Options& o, const
   const std::string perfcounters = o.azure_perfcounters_file ? *o.azure_perfcounters_file
                                    : cfg.azure.perfcounters_file ? *cfg.azure.perfcounters_file
                                                                  : kDefaultPerfCountersFile;
-  if (!perfcounters.empty()) collectors.push_back(std::make_shared<AzureCollector>(perfcounters));
+  std::shared_ptr<AzureCollector> azure;
+  if (!perfcounters.empty()) {
+    azure = std::make_shared<AzureCollector>(perfcounters);
+    collectors.push_back(azure);
+  }
+  // After azure, whose fresh parse it reads in the same scrape.
+  collectors.push_back(std::make_shared<TierCollector>(o.paths, filter, dm_tables, azure, cfg.tiers, cfg.probes));
   probes->apply(cfg.probes);
   if (!cfg.probes.empty()) collectors.push_back(std::make_shared<ProbeCollector>(probes));
   return collectors;

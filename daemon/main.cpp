@@ -10,6 +10,7 @@
 
 #include "collectors/host_fs.h"
 #include "config/web_config.h"
+#include "daemon/check_command.h"
 #include "daemon/cli.h"
 #include "daemon/collector_set.h"
 #include "daemon/exposition.h"
@@ -87,6 +88,7 @@ int main(int argc, char** argv) {
   setup_logging(o.log_level);
   if (o.command == Command::validate_config) return validate_config(o);
   if (o.command == Command::probe) return run_probe_command(o.probe, o.paths, std::cout, std::cerr);
+  if (o.command == Command::check) return run_check_command(o.check, o, std::cout, std::cerr);
 
   // Every valid config (at start and on reload) rebuilds the collector set;
   // the reloader serves its own status as one of the collectors.

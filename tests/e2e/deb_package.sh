@@ -27,6 +27,12 @@ id -nG diskperf_exporter | grep -qw disk || fail "system user not in group disk"
 /usr/bin/diskperf_exporter metrics --config /etc/diskperf_exporter/config.yml >"$E2E_TMP/m.txt" || fail "installed metrics"
 grep -q '^diskperf_scrape_collector_success{collector="diskstats"} 1' "$E2E_TMP/m.txt" || fail "installed binary: diskstats failed"
 [ -f /usr/share/diskperf_exporter/examples/sap-hana-azure.yml ] || fail "examples not installed"
+for f in prometheus/diskperf.rules.yml prometheus/prometheus-azure-fleet.yml grafana/diskperf.json tiers.csv \
+    vm_sizes.csv examples/azure-tiers.yml; do
+  [ -f "/usr/share/diskperf_exporter/$f" ] || fail "$f not installed"
+done
+promtool check config /usr/share/diskperf_exporter/prometheus/prometheus-azure-fleet.yml >/dev/null ||
+  fail "installed fleet example: promtool check config fails"
 nm -D --defined-only /usr/lib/diskperf_exporter/libssl.so | grep -q " SSL_get_peer_certificate$" || fail "TLS shim not installed"
 
 dpkg --purge diskperf-exporter >/dev/null 2>&1 || fail "purge failed"

@@ -1,0 +1,214 @@
+#include "collectors/tier_collector.h"
+
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+
+#include <algorithm>
+
+#include "collectors/dm_table_parser.h"
+#include "collectors/lazy_family.h"
+#include "collectors/metric_families.h"
+#include "collectors/stable_names.h"
+#include "collectors/volume_topology.h"
+
+namespace diskperf {
+
+std::string probe_device(const std::string& path, const HostPaths& paths) {
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0) return {};
+  const dev_t dev = S_ISBLK(st.st_mode) ? st.st_rdev : st.st_dev;
+  const std::string link = join_path(paths.sysfs, "dev/block/" + std::to_string(major(dev)) + ":" +
+                                                       std::to_string(minor(dev)));
+  const std::string target = read_link(link);
+  if (target.empty()) return {};
+  std::string name = target.substr(target.rfind('/') + 1);
+  if (read_file(join_path(link, "partition"), 64).ok()) {  // a partition: its whole disk
+    const std::string parent = target.substr(0, target.rfind('/'));
+    name = parent.substr(parent.rfind('/') + 1);
+  }
+  return name;
+}
+
+bool is_cap_seeking(const ProbeJob& job) { return !job.rate_iops && job.iodepth >= kCapSeekingIodepth; }
+
+std::vector<ProbeCaps> probe_caps(const std::vector<ProbeJob>& jobs, const ResolvedCaps& caps,
+                                  const std::map<std::string, std::string>& kernel_names) {
+  std::vector<ProbeCaps> out;
+  for (const ProbeJob& j : jobs) {
+    ProbeCaps p;
+    p.job = &j;
+    if (auto it = kernel_names.find(j.target); it != kernel_names.end()) p.device = it->second;
+    if (auto d = caps.disks.find(p.device); d != caps.disks.end()) {
+      p.tier = d->second.tier;
+      p.family = d->second.family;
+      p.iops = d->second.iops;
+      p.bytes_per_second = d->second.bytes_per_second;
+    } else if (auto v = caps.volumes.find(p.device); v != caps.volumes.end()) {
+      p.iops = v->second.iops;
+      p.bytes_per_second = v->second.bytes_per_second;
+    }
+    out.push_back(std::move(p));
+  }
+  return out;
+}
+
+GatheredCaps gather_caps(const HostPaths& paths, const DeviceFilter* filter, DmTableSource& tables,
+                         std::shared_ptr<const PerfCountersParse> azure_parse, const TiersConfig& config) {
+  GatheredCaps g;
+  VolumeScan scan = read_volumes(paths);
+  if (!scan.ok) {
+    g.error = scan.error;
+    return g;
+  }
+  CapInputs in;
+  in.config = &config;
+  ReadStatus st = ReadStatus::ok;
+  std::vector<std::string> devices = list_dir(join_path(paths.sysfs, "block"), &st);
+  std::sort(devices.begin(), devices.end());
+  const StableNames names = read_stable_names(paths.devfs);
+  for (const std::string& dev : devices) {
+    if (scan.volumes.count(dev)) continue;
+    DiskIdentity d{dev, {}, {}};
+    if (auto it = names.azure_lun.find(dev); it != names.azure_lun.end())
+      d.azure_luns.assign(it->second.begin(), it->second.end());
+    if (auto it = names.by_id.find(dev); it != names.by_id.end()) d.by_id.assign(it->second.begin(), it->second.end());
+    in.disks.push_back(std::move(d));
+  }
+  for (const auto& [dev, v] : scan.volumes) {
+    VolumeLayout layout = VolumeLayout::unsupported;
+    if (v.kind == "md") {
+      layout = md_layout(v.md_level);
+    } else if (v.kind == "dm" && v.devno) {
+      DmTableText t = tables.read_table(dev, v.devno->first, v.devno->second);
+      if (t.status == DmTableText::Status::ok) {
+        DmTableParse parsed = parse_dm_table(t.text);
+        std::vector<std::string> targets;
+        for (const auto& s : parsed.segments) targets.push_back(s.target);
+        if (!parsed.error) layout = dm_layout(targets);
+      }
+    }
+    in.layouts[dev] = layout;
+    if (!filter || filter->accepts(dev)) in.volumes_wanted.push_back(dev);
+  }
+  in.volumes = std::move(scan.volumes);
+  AzureFacts facts;
+  if (azure_parse) {
+    facts = azure_facts(*azure_parse);
+    in.azure = &facts;
+  }
+  g.caps = resolve_caps(in);
+  return g;
+}
+
+TierCollector::TierCollector(HostPaths paths, std::shared_ptr<const DeviceFilter> filter,
+                             std::shared_ptr<DmTableSource> tables, std::shared_ptr<const AzureCollector> azure,
+                             TiersConfig config, std::vector<ProbeJob> probes)
+    : paths_(std::move(paths)),
+      filter_(std::move(filter)),
+      tables_(std::move(tables)),
+      azure_(std::move(azure)),
+      config_(std::move(config)),
+      probes_(std::move(probes)) {}
+
+std::optional<std::string> TierCollector::collect(Families& out) {
+  GatheredCaps g = gather_caps(paths_, filter_.get(), *tables_, azure_ ? azure_->last_parse() : nullptr, config_);
+  if (g.error) return g.error;
+  emit_caps(out, g.caps);
+  std::map<std::string, std::string> names;
+  for (const ProbeJob& j : probes_) names.emplace(j.target, probe_device(j.target, paths_));
+  emit_probe_caps(out, probe_caps(probes_, g.caps, names), config_.meets_fraction);
+  return std::nullopt;
+}
+
+void emit_probe_caps(Families& out, const std::vector<ProbeCaps>& probes, double meets_fraction) {
+  const auto G = prometheus::MetricType::Gauge;
+  LazyFamily info(out, "diskperf_tier_probe_info",
+                  "The disk or volume under a probe job's target (device, kernel name), its tier and family when "
+                  "known, and whether the job is cap-seeking (no rate_iops, iodepth >= 16).",
+                  G);
+  LazyFamily iops(out, "diskperf_tier_probe_iops_cap", "IOPS cap of the disk or volume a probe job reads.", G);
+  LazyFamily bps(out, "diskperf_tier_probe_throughput_cap_bytes_per_second",
+                 "Throughput cap in bytes per second of the disk or volume a probe job reads.", G);
+  LazyFamily bs(out, "diskperf_tier_probe_block_size_bytes", "Block size (bs) of a probe job, bytes.", G);
+  LazyFamily frac(out, "diskperf_tier_probe_meets_fraction",
+                  "Fraction of the reachable cap a cap-seeking probe must deliver (tiers.meets_fraction).", G);
+  for (const ProbeCaps& p : probes) {
+    const std::string& probe = p.job->name;
+    const std::string& target = p.job->target;
+    info.add(1, {{"probe", probe}, {"target", target}, {"device", p.device}, {"tier", p.tier}, {"family", p.family},
+                 {"cap_seeking", is_cap_seeking(*p.job) ? "true" : "false"}});
+    bs.add(static_cast<double>(p.job->bs), {{"probe", probe}, {"target", target}});
+    if (!p.iops || !p.bytes_per_second) continue;
+    iops.add(*p.iops, {{"probe", probe}, {"target", target}});
+    bps.add(*p.bytes_per_second, {{"probe", probe}, {"target", target}});
+    frac.add(meets_fraction, {{"probe", probe}, {"target", target}});
+  }
+}
+
+void emit_caps(Families& out, const ResolvedCaps& caps) {
+  const auto G = prometheus::MetricType::Gauge;
+  LazyFamily info(out, "diskperf_tier_disk_info",
+                  "Tier of a disk and where its caps come from: tier (P30, a custom name, premium_ssd_v2, "
+                  "P40/P50 when recognised from PerfCounters SLA values), family, source (config, perfcounters, "
+                  "builtin), burst_model (none, credit, on_demand), bursting (burst caps apply), caching and "
+                  "azure_lun.",
+                  G);
+  LazyFamily iops(out, "diskperf_tier_disk_iops_cap", "Provisioned IOPS cap of the disk's tier.", G);
+  LazyFamily bps(out, "diskperf_tier_disk_throughput_cap_bytes_per_second",
+                 "Provisioned throughput cap of the disk's tier in bytes per second (MB/s x 10^6).", G);
+  LazyFamily biops(out, "diskperf_tier_disk_burst_iops_cap",
+                   "Burst IOPS cap of the disk (only while bursting applies: credit tiers unless disabled, "
+                   "on-demand tiers when enabled in the config).",
+                   G);
+  LazyFamily bbps(out, "diskperf_tier_disk_burst_throughput_cap_bytes_per_second",
+                  "Burst throughput cap of the disk in bytes per second (only while bursting applies).", G);
+  for (const auto& [dev, c] : caps.disks) {
+    info.add(1, {{"device", dev}, {"tier", c.tier}, {"family", c.family}, {"source", std::string(to_string(c.source))},
+                 {"burst_model", std::string(to_string(c.burst_model))}, {"bursting", c.bursting ? "true" : "false"},
+                 {"caching", c.caching}, {"azure_lun", c.azure_lun}});
+    iops.add(c.iops, {{"device", dev}});
+    bps.add(c.bytes_per_second, {{"device", dev}});
+    if (c.burst_iops) biops.add(*c.burst_iops, {{"device", dev}});
+    if (c.burst_bytes_per_second) bbps.add(*c.burst_bytes_per_second, {{"device", dev}});
+  }
+  LazyFamily vm_info(out, "diskperf_tier_vm_info",
+                     "VM size whose caps apply and where they come from (source: config, perfcounters, builtin).", G);
+  LazyFamily vm_iops(out, "diskperf_tier_vm_uncached_iops_cap", "VM-level uncached disk IOPS cap.", G);
+  LazyFamily vm_bps(out, "diskperf_tier_vm_uncached_throughput_cap_bytes_per_second",
+                    "VM-level uncached disk throughput cap in bytes per second.", G);
+  LazyFamily vm_biops(out, "diskperf_tier_vm_burst_uncached_iops_cap", "VM-level burst uncached disk IOPS cap.", G);
+  LazyFamily vm_bbps(out, "diskperf_tier_vm_burst_uncached_throughput_cap_bytes_per_second",
+                     "VM-level burst uncached disk throughput cap in bytes per second.", G);
+  if (caps.vm) {
+    const VmCaps& v = *caps.vm;
+    vm_info.add(1, {{"vm_size", v.vm_size}, {"source", std::string(to_string(v.source))}});
+    vm_iops.add(v.iops, {});
+    vm_bps.add(v.bytes_per_second, {});
+    if (v.burst_iops) vm_biops.add(*v.burst_iops, {});
+    if (v.burst_bytes_per_second) vm_bbps.add(*v.burst_bytes_per_second, {});
+  }
+  LazyFamily vol_info(out, "diskperf_tier_volume_info",
+                      "How a volume's caps are combined from its members: layout (striped: sum; linear, mirror: "
+                      "smallest member), vm_bounded (true when the VM's uncached cap is lower).",
+                      G);
+  LazyFamily vol_member(out, "diskperf_tier_volume_member_info",
+                        "A member (whole disk or volume) whose caps make up the volume's caps.", G);
+  LazyFamily vol_iops(out, "diskperf_tier_volume_iops_cap", "IOPS cap of a volume (docs/tiers.md).", G);
+  LazyFamily vol_bps(out, "diskperf_tier_volume_throughput_cap_bytes_per_second",
+                     "Throughput cap of a volume in bytes per second.", G);
+  LazyFamily vol_biops(out, "diskperf_tier_volume_burst_iops_cap",
+                       "Burst IOPS cap of a volume (when a member bursts).", G);
+  LazyFamily vol_bbps(out, "diskperf_tier_volume_burst_throughput_cap_bytes_per_second",
+                      "Burst throughput cap of a volume in bytes per second (when a member bursts).", G);
+  for (const auto& [vol, c] : caps.volumes) {
+    vol_info.add(1, {{"volume", vol}, {"name", c.name}, {"layout", std::string(to_string(c.layout))},
+                     {"vm_bounded", c.vm_bounded ? "true" : "false"}});
+    for (const auto& m : c.members) vol_member.add(1, {{"volume", vol}, {"member", m}});
+    vol_iops.add(c.iops, {{"volume", vol}});
+    vol_bps.add(c.bytes_per_second, {{"volume", vol}});
+    if (c.burst_iops) vol_biops.add(*c.burst_iops, {{"volume", vol}});
+    if (c.burst_bytes_per_second) vol_bbps.add(*c.burst_bytes_per_second, {{"volume", vol}});
+  }
+}
+
+}  // namespace diskperf

@@ -1,0 +1,131 @@
+#include "collectors/volume_topology.h"
+
+#include <algorithm>
+#include <functional>
+
+#include "collectors/queue_parser.h"
+
+namespace diskperf {
+namespace {
+
+constexpr std::size_t kMaxAttrBytes = 4096;
+constexpr int kMaxDepth = 16;  // stacks deeper than this are cut (and loops cannot recurse forever)
+
+std::optional<std::string> read_attr(const std::string& path) {
+  FileContent f = read_file(path, kMaxAttrBytes);
+  if (!f.ok()) return std::nullopt;
+  return trim_attr(f.data);
+}
+
+std::optional<std::pair<unsigned, unsigned>> parse_devno(const std::string& text) {
+  auto colon = text.find(':');
+  if (colon == std::string::npos) return std::nullopt;
+  auto maj = parse_u64(std::string_view(text).substr(0, colon));
+  auto min = parse_u64(std::string_view(text).substr(colon + 1));
+  if (!maj || !min || *maj > 0xfff || *min > 0xfffff) return std::nullopt;
+  return std::pair<unsigned, unsigned>(static_cast<unsigned>(*maj), static_cast<unsigned>(*min));
+}
+
+// Parent directory's last component of a link target:
+// "../../../../pci0000:00/.../block/sdc/sdc1" -> "sdc".
+std::string parent_name(const std::string& target) {
+  auto slash = target.rfind('/');
+  if (slash == std::string::npos) return {};
+  return link_target_name(std::string_view(target).substr(0, slash));
+}
+
+VolumeInfo read_volume(const std::string& block, const std::string& dev, std::vector<std::string> slaves) {
+  VolumeInfo v;
+  v.device = dev;
+  const std::string dir = join_path(block, dev);
+  std::sort(slaves.begin(), slaves.end());
+  for (const std::string& s : slaves) {
+    const std::string link = join_path(dir, "slaves/" + s);
+    VolumeMember m{s, s};
+    FileContent part = read_file(join_path(link, "partition"), kMaxAttrBytes);
+    if (part.ok()) {
+      std::string parent = parent_name(read_link(link));
+      if (!parent.empty()) m.disk = parent;
+    }
+    v.members.push_back(std::move(m));
+  }
+  if (auto d = read_attr(join_path(dir, "dev"))) v.devno = parse_devno(*d);
+  if (auto name = read_attr(join_path(dir, "dm/name"))) {
+    v.kind = "dm";
+    v.name = *name;
+    v.uuid = read_attr(join_path(dir, "dm/uuid")).value_or("");
+  } else if (auto level = read_attr(join_path(dir, "md/level"))) {
+    v.kind = "md";
+    v.md_level = *level;
+    v.uuid = read_attr(join_path(dir, "md/uuid")).value_or("");
+    v.md_array_state = read_attr(join_path(dir, "md/array_state")).value_or("");
+    if (auto n = read_attr(join_path(dir, "md/raid_disks"))) v.md_raid_disks = parse_u64(*n);
+    if (auto c = read_attr(join_path(dir, "md/chunk_size"))) v.md_chunk_bytes = parse_u64(*c);
+  } else {
+    v.kind = "other";
+  }
+  return v;
+}
+
+// md array names: <devfs>/md/<name> -> ../md127.
+std::map<std::string, std::string> read_md_names(const std::string& devfs) {
+  std::map<std::string, std::string> out;
+  const std::string dir = join_path(devfs, "md");
+  std::vector<std::string> links = list_dir(dir);
+  std::sort(links.begin(), links.end());
+  for (const std::string& l : links) {
+    std::string target = link_target_name(read_link(join_path(dir, l)));
+    if (!target.empty() && target != l) out.emplace(target, l);
+  }
+  return out;
+}
+
+}  // namespace
+
+VolumeScan read_volumes(const HostPaths& paths) {
+  VolumeScan scan;
+  ReadStatus st = ReadStatus::ok;
+  const std::string block = join_path(paths.sysfs, "block");
+  std::vector<std::string> devices = list_dir(block, &st);
+  if (st != ReadStatus::ok) {
+    scan.ok = false;
+    scan.error = "list " + block + ": cannot read directory";
+    return scan;
+  }
+  std::sort(devices.begin(), devices.end());
+  auto& volumes = scan.volumes;
+  for (const std::string& dev : devices) {
+    std::vector<std::string> slaves = list_dir(join_path(block, dev + "/slaves"));
+    if (slaves.empty()) continue;
+    volumes.emplace(dev, read_volume(block, dev, std::move(slaves)));
+  }
+  if (std::any_of(volumes.begin(), volumes.end(), [](const auto& kv) { return kv.second.kind == "md"; })) {
+    auto names = read_md_names(paths.devfs);
+    for (auto& [dev, v] : volumes)
+      if (auto it = names.find(dev); v.kind == "md" && it != names.end()) v.name = it->second;
+  }
+  return scan;
+}
+
+std::set<std::string> leaf_disks(const std::map<std::string, VolumeInfo>& volumes, const std::string& device) {
+  std::function<void(const std::string&, int, std::set<std::string>&)> leaves =
+      [&](const std::string& dev, int depth, std::set<std::string>& acc) {
+        auto it = volumes.find(dev);
+        if (it == volumes.end() || depth > kMaxDepth) {
+          acc.insert(dev);
+          return;
+        }
+        for (const VolumeMember& m : it->second.members) {
+          if (volumes.count(m.name) && m.name != dev) {
+            leaves(m.name, depth + 1, acc);
+          } else if (m.disk != dev) {
+            leaves(m.disk, depth + 1, acc);
+          }
+        }
+      };
+  std::set<std::string> acc;
+  leaves(device, 0, acc);
+  return acc;
+}
+
+}  // namespace diskperf
