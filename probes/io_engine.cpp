@@ -92,10 +92,11 @@ int IoEngine::submit(const std::vector<unsigned>& slots) {
   return 0;
 }
 
-int IoEngine::reap(unsigned min_nr, std::uint64_t timeout_ns, std::vector<IoCompletion>& out) {
+int IoEngine::reap(unsigned min_nr, std::uint64_t timeout_ns, std::vector<IoCompletion>& out, unsigned max_nr) {
   if (in_flight_ == 0) return 0;
   timespec ts{static_cast<time_t>(timeout_ns / 1000000000ull), static_cast<long>(timeout_ns % 1000000000ull)};
-  int rc = io_getevents(ctx_, std::min(min_nr, in_flight_), static_cast<long>(in_flight_), events_.data(), &ts);
+  const unsigned max_events = max_nr == 0 ? in_flight_ : std::min(max_nr, in_flight_);
+  int rc = io_getevents(ctx_, std::min(min_nr, max_events), static_cast<long>(max_events), events_.data(), &ts);
   if (rc == -EINTR) return 0;
   if (rc < 0) return rc;
   const std::uint64_t now = monotonic_ns();

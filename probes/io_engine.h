@@ -53,9 +53,10 @@ class IoEngine {
   /// after slot k's io_submit returned. Returns 0, or -errno when the kernel refused a slot (it
   /// and the slots after it stay free; the ones before it are in flight).
   int submit(const std::vector<unsigned>& slots);
-  /// Waits up to `timeout_ns` for at least `min_nr` completions (min_nr <= in_flight) and appends them.
+  /// Waits up to `timeout_ns` for at least `min_nr` completions and appends at most `max_nr` of them
+  /// (both capped at in_flight; max_nr 0: all in flight), all stamped done at the same instant.
   /// Returns the number reaped (0 on timeout), or -errno.
-  int reap(unsigned min_nr, std::uint64_t timeout_ns, std::vector<IoCompletion>& out);
+  int reap(unsigned min_nr, std::uint64_t timeout_ns, std::vector<IoCompletion>& out, unsigned max_nr = 0);
 
   /// Issue time of a slot in flight (0 when free).
   std::uint64_t issue_ns(unsigned slot) const { return slots_[slot].busy ? slots_[slot].issue_ns : 0; }
