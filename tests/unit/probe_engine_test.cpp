@@ -131,6 +131,29 @@ TEST_CASE("the engine submits one I/O per io_submit, each with its own start and
   }
 }
 
+TEST_CASE("reap takes at most max_nr completions, stamped together; the rest stay for the next call",
+          "[probe][run][engine]") {
+  // fio's defaults reap one completion per io_getevents while running (iodepth_batch_complete_min
+  // = max = 1) and all of them when draining; run_probe does the same through max_nr.
+  test::TempDir dir;
+  const std::string file = (dir.path / "data").string();
+  REQUIRE(prepare_probe_file(file, 1u << 20).empty());
+  std::string err;
+  auto e = IoEngine::open(file, false, 4, 4096, 4096, err);
+  REQUIRE(e);
+  std::vector<unsigned> slots = e->free_slots();
+  for (unsigned s : slots) e->prepare(s, s * 4096ull, false);
+  REQUIRE(e->submit(slots) == 0);
+  std::vector<IoCompletion> done;
+  REQUIRE(e->reap(1, 5'000'000'000ull, done, 1) == 1);
+  REQUIRE(e->in_flight() == 3);
+  REQUIRE(e->free_slots().size() == 1);
+  while (done.size() < 4) REQUIRE(e->reap(e->in_flight(), 5'000'000'000ull, done, 0) >= 0);
+  REQUIRE(e->in_flight() == 0);
+  REQUIRE(done[1].done_ns >= done[0].done_ns);
+  for (const IoCompletion& c : done) REQUIRE(c.result == 4096);
+}
+
 TEST_CASE("run_probe sequential reads stay inside the region and wrap", "[probe][run]") {
   test::TempDir dir;
   const std::string file = (dir.path / "data").string();
