@@ -2,10 +2,11 @@
 // The probe's I/O engine: Linux native AIO (libaio) on a file descriptor
 // opened with O_DIRECT, the same path as fio's `ioengine=libaio direct=1`.
 // One io_context sized to iodepth (io_setup), one aligned buffer per slot,
-// batched io_submit, io_getevents with a timeout. Times every I/O on
-// CLOCK_MONOTONIC the way fio does (fio/stat.c, engines/libaio.c):
-//   start  = the I/O is prepared, just before io_submit;
-//   issue  = io_submit returned (slat = issue - start);
+// one iocb per io_submit call (fio's default iodepth_batch_submit=1; see
+// submit()), io_getevents with a timeout. Times every I/O on CLOCK_MONOTONIC
+// the way fio does (fio/stat.c, engines/libaio.c):
+//   start  = just before the I/O's own io_submit;
+//   issue  = its io_submit returned (slat = issue - start);
 //   done   = io_getevents returned it (clat = done - issue, lat = done - start).
 
 #include <libaio.h>
@@ -47,12 +48,15 @@ class IoEngine {
 
   /// Prepares slot `slot` for one I/O of bs bytes at `offset` (not yet submitted).
   void prepare(unsigned slot, std::uint64_t offset, bool write);
-  /// Submits the prepared slots in one io_submit call (retried for a partial submit).
-  /// Returns 0, or -errno when the kernel refused (the refused slots stay free).
+  /// Submits the prepared slots in order, one io_submit call each (fio's default
+  /// iodepth_batch_submit=1), so each I/O's start and issue times are its own: slot k+1 starts
+  /// after slot k's io_submit returned. Returns 0, or -errno when the kernel refused a slot (it
+  /// and the slots after it stay free; the ones before it are in flight).
   int submit(const std::vector<unsigned>& slots);
-  /// Waits up to `timeout_ns` for at least `min_nr` completions (min_nr <= in_flight) and appends them.
+  /// Waits up to `timeout_ns` for at least `min_nr` completions and appends at most `max_nr` of them
+  /// (both capped at in_flight; max_nr 0: all in flight), all stamped done at the same instant.
   /// Returns the number reaped (0 on timeout), or -errno.
-  int reap(unsigned min_nr, std::uint64_t timeout_ns, std::vector<IoCompletion>& out);
+  int reap(unsigned min_nr, std::uint64_t timeout_ns, std::vector<IoCompletion>& out, unsigned max_nr = 0);
 
   /// Issue time of a slot in flight (0 when free).
   std::uint64_t issue_ns(unsigned slot) const { return slots_[slot].busy ? slots_[slot].issue_ns : 0; }

@@ -117,8 +117,14 @@ RunResult run_probe(const ProbeJob& job, const std::string& path, std::uint64_t 
       const std::uint64_t at = t0 + static_cast<std::uint64_t>(static_cast<double>(issued) / *job.rate_iops * 1e9);
       wait = std::min(wait, at > now ? at - now : 0);
     }
+    // Reap as fio does with its defaults (backend.c do_io, wait_for_completions; io_u.c
+    // io_u_queued_complete): while running, one completion per io_getevents
+    // (iodepth_batch_complete_min = max = 1), and the freed slot is refilled before the next one
+    // is reaped, so each completion is stamped when the loop gets to it; once the runtime is over,
+    // all the I/O in flight at once (cleanup_pending_aio), stamped together.
     done.clear();
-    int rc = engine->reap(1, wait, done);
+    const unsigned in_flight = engine->in_flight();
+    int rc = draining ? engine->reap(in_flight, wait, done, in_flight) : engine->reap(1, wait, done, 1);
     if (rc < 0) {
       r.fatal = std::string("io_getevents: ") + std::strerror(-rc);
       abandoned = true;
