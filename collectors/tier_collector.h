@@ -2,7 +2,7 @@
 // tier collector: the caps each disk, the VM and each volume are sold with, as diskperf_tier_*
 // families (metric table: docs/tiers.md). At every scrape it gathers the facts (whole disks in
 // /sys/block and their stable names, volume topology and dm tables, the azure collector's current
-// PerfCounters parse) and resolves the caps with tiers/cap_resolver.h.
+// PerfCounters parse) and resolves the caps with config/cap_resolver.h.
 
 #include <memory>
 
@@ -13,7 +13,7 @@
 #include "collectors/host_fs.h"
 #include "config/tiers_config.h"
 #include "probes/probe_job.h"
-#include "tiers/cap_resolver.h"
+#include "config/cap_resolver.h"
 
 namespace diskperf {
 

@@ -27,7 +27,7 @@
 
 #include <yaml-cpp/yaml.h>
 
-#include "tiers/tier_catalog.h"
+#include "config/tier_catalog.h"
 
 namespace diskperf {
 

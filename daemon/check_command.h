@@ -13,7 +13,7 @@
 
 #include "collectors/host_fs.h"
 #include "daemon/cli.h"
-#include "tiers/cap_resolver.h"
+#include "config/cap_resolver.h"
 
 namespace diskperf {
 

@@ -7,7 +7,7 @@
 #include <filesystem>
 
 #include "test_helpers.h"
-#include "tiers/tier_catalog.h"
+#include "config/tier_catalog.h"
 
 using namespace diskperf;
 

@@ -1,4 +1,4 @@
-#include "tiers/cap_resolver.h"
+#include "config/cap_resolver.h"
 
 #include <algorithm>
 #include <functional>

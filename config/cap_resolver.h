@@ -26,7 +26,7 @@
 #include "collectors/azure_facts.h"
 #include "collectors/volume_topology.h"
 #include "config/tiers_config.h"
-#include "tiers/tier_catalog.h"
+#include "config/tier_catalog.h"
 
 namespace diskperf {
 

@@ -1,4 +1,4 @@
-#include "tiers/tier_catalog.h"
+#include "config/tier_catalog.h"
 
 #include <algorithm>
 #include <cctype>
