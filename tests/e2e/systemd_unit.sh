@@ -23,10 +23,11 @@ for key in Type=notify WatchdogSec= SupplementaryGroups=disk NoNewPrivileges=yes
 done
 # The probe's libaio system calls pass the unit's filter: allowed by
 # @system-service (through @aio) and not denied by ~@privileged @resources.
-allowed=$(systemd-analyze syscall-filter @system-service)
+grep -qE "^\s+@aio$" <<<"$(systemd-analyze syscall-filter @system-service)" || fail "@aio not in @system-service"
+allowed=$(systemd-analyze syscall-filter @aio)
 denied=$(systemd-analyze syscall-filter @privileged @resources)
 for sc in io_setup io_submit io_getevents io_destroy io_cancel; do
-  grep -qE "^\s+$sc\$" <<<"$allowed" || fail "$sc is not in @system-service"
+  grep -qE "^\s+$sc\$" <<<"$allowed" || fail "$sc is not in @aio"
   grep -qE "^\s+$sc\$" <<<"$denied" && fail "$sc is denied by the unit's ~@privileged @resources"
 done
 grep -q "^SystemCallFilter=~@privileged @resources$" "$unit_src" || fail "the deny list the test checked is not the unit's"
