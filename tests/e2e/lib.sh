@@ -104,3 +104,28 @@ in_cgroup() { sh -c 'echo $$ > "$0/cgroup.procs" && exec "$@"' "$BLKIO_CG" "$@";
 
 # within_pct A B PCT: true when |A - B| <= PCT% of B.
 within_pct() { awk -v a="$1" -v b="$2" -v p="$3" 'BEGIN { d = a - b; if (d < 0) d = -d; exit !(b > 0 && d <= b * p / 100) }'; }
+
+# start_prometheus [RULES_FILE]: a Prometheus server on 127.0.0.1 with a temp
+# data dir, scraping the exporter (EXPORTER_PORT) every second and evaluating
+# RULES_FILE (if given) every second; sets PROM_PORT and PROM_LOG. Stopped on
+# exit.
+start_prometheus() {
+  command -v prometheus >/dev/null || fail "prometheus not installed (Debian package prometheus)"
+  PROM_PORT=$(free_port)
+  PROM_LOG="$E2E_TMP/prometheus.log"
+  {
+    printf 'global:\n  scrape_interval: 1s\n  evaluation_interval: 1s\n'
+    [ -n "${1:-}" ] && printf "rule_files: ['%s']\n" "$1"
+    printf 'scrape_configs:\n  - job_name: diskperf\n    static_configs:\n'
+    printf "      - targets: ['127.0.0.1:%s']\n" "$EXPORTER_PORT"
+  } >"$E2E_TMP/prometheus.yml"
+  prometheus --config.file="$E2E_TMP/prometheus.yml" --storage.tsdb.path="$E2E_TMP/tsdb" \
+    --web.listen-address="127.0.0.1:$PROM_PORT" >"$PROM_LOG" 2>&1 &
+  local pid=$!
+  on_exit "kill $pid; wait $pid"
+}
+
+# query PROMQL: the Prometheus API's JSON answer (empty when it does not answer).
+query() {
+  curl -fsS --max-time 5 "http://127.0.0.1:$PROM_PORT/api/v1/query" --data-urlencode "query=$1" 2>/dev/null || true
+}

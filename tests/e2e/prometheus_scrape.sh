@@ -2,7 +2,6 @@
 # A real Prometheus server on 127.0.0.1 scrapes the daemon every second; its
 # HTTP API reports up == 1 and the loop device's reads-completed series.
 source "$(dirname "$0")/lib.sh"
-command -v prometheus >/dev/null || fail "prometheus not installed (Debian package prometheus)"
 
 truncate -s 16M "$E2E_TMP/disk.img"
 attach_loop "$E2E_TMP/disk.img"
@@ -10,22 +9,7 @@ dev=$LOOP_DEV
 start_exporter "--collector.diskstats.device-include=^(loop[0-9]+|vda)\$"
 dd if="/dev/$dev" of=/dev/null bs=4k count=10 iflag=direct status=none
 
-prom_port=$(free_port)
-cat >"$E2E_TMP/prometheus.yml" <<YML
-global:
-  scrape_interval: 1s
-  evaluation_interval: 1s
-scrape_configs:
-  - job_name: diskperf
-    static_configs:
-      - targets: ['127.0.0.1:$EXPORTER_PORT']
-YML
-prometheus --config.file="$E2E_TMP/prometheus.yml" --storage.tsdb.path="$E2E_TMP/tsdb" \
-  --web.listen-address="127.0.0.1:$prom_port" >"$E2E_TMP/prometheus.log" 2>&1 &
-prom_pid=$!
-on_exit "kill $prom_pid; wait $prom_pid"
-
-query() { curl -fsS --max-time 5 "http://127.0.0.1:$prom_port/api/v1/query" --data-urlencode "query=$1" 2>/dev/null || true; }
+start_prometheus
 up="" series=""
 for _ in $(seq 1 60); do
   up=$(query 'up{job="diskperf"}')
@@ -33,7 +17,7 @@ for _ in $(seq 1 60); do
   if grep -q '"value":\[[0-9.]*,"1"\]' <<<"$up" && grep -q "\"device\":\"$dev\"" <<<"$series"; then break; fi
   sleep 1
 done
-grep -q '"value":\[[0-9.]*,"1"\]' <<<"$up" || { tail -20 "$E2E_TMP/prometheus.log" >&2; fail "up != 1: $up"; }
+grep -q '"value":\[[0-9.]*,"1"\]' <<<"$up" || { tail -20 "$PROM_LOG" >&2; fail "up != 1: $up"; }
 grep -q "\"device\":\"$dev\"" <<<"$series" || fail "no reads-completed series for $dev: $series"
 reads=$(sed -n 's/.*"value":\[[0-9.]*,"\([0-9]*\)"\].*/\1/p' <<<"$series")
 [ "$reads" -ge 10 ] || fail "Prometheus saw $reads reads completed on $dev, want >= 10"

@@ -12,7 +12,6 @@
 #  - `check --disk /dev/loopN=P30` says below (exit 1), `=P10` meets (exit 0), a bad path exit 2.
 source "$(dirname "$0")/lib.sh"
 : "${JSON_GET:?path to json_get}" "${DASHBOARD_EXPRS:?path to dashboard_exprs}" "${DISKPERF_SOURCE_DIR:?}"
-command -v prometheus >/dev/null || fail "prometheus not installed (Debian package prometheus)"
 
 truncate -s 512M "$E2E_TMP/disk.img"
 attach_loop "$E2E_TMP/disk.img"
@@ -63,24 +62,7 @@ promtool check metrics <<<"$m" || fail "promtool check metrics on the tier serie
 # Prometheus with the shipped rules, `for:` shortened.
 sed -E 's/^( *)for: [0-9]+m$/\1for: 5s/' "$DISKPERF_SOURCE_DIR/config/prometheus/diskperf.rules.yml" >"$E2E_TMP/rules.yml"
 grep -q 'for: 10m' "$E2E_TMP/rules.yml" && fail "for: not overridden"
-prom_port=$(free_port)
-cat >"$E2E_TMP/prometheus.yml" <<YML
-global:
-  scrape_interval: 1s
-  evaluation_interval: 1s
-rule_files: ['$E2E_TMP/rules.yml']
-scrape_configs:
-  - job_name: diskperf
-    static_configs:
-      - targets: ['127.0.0.1:$EXPORTER_PORT']
-YML
-prometheus --config.file="$E2E_TMP/prometheus.yml" --storage.tsdb.path="$E2E_TMP/tsdb" \
-  --web.listen-address="127.0.0.1:$prom_port" >"$E2E_TMP/prometheus.log" 2>&1 &
-prom_pid=$!
-on_exit "kill $prom_pid; wait $prom_pid"
-query() {  # query PROMQL -> the API's JSON
-  curl -fsS --max-time 5 "http://127.0.0.1:$prom_port/api/v1/query" --data-urlencode "query=$1" 2>/dev/null || true
-}
+start_prometheus "$E2E_TMP/rules.yml"
 result_count() {  # result_count JSON
   printf '%s' "$1" >"$E2E_TMP/q.json"
   local n=0
@@ -99,7 +81,7 @@ for _ in $(seq 1 90); do
 done
 ratio=$(value_of "$(query 'diskperf:probe_reachable_iops:ratio')")
 iops=$(value_of "$(query 'diskperf:probe_iops:last')")
-[ -n "$fired" ] || { tail -5 "$E2E_TMP/prometheus.log" >&2; fail "ProbeBelowTier did not fire within 90 s (ratio $ratio)"; }
+[ -n "$fired" ] || { tail -5 "$PROM_LOG" >&2; fail "ProbeBelowTier did not fire within 90 s (ratio $ratio)"; }
 log "configured as P30: ProbeBelowTier fired after ${fired}s; probe $iops IOPS = $ratio of 5000"
 [ "$fired" -le 60 ] || fail "ProbeBelowTier took ${fired}s (> 60 s)"
 r=$(query "$firing")
@@ -120,7 +102,7 @@ while IFS=$'\t' read -r title ref expr; do
   q=${q//'$instance'/.+}
   q=${q//'$device'/.+}
   q=${q//'$volume'/.+}
-  r=$(curl -sS --max-time 5 "http://127.0.0.1:$prom_port/api/v1/query" --data-urlencode "query=$q")
+  r=$(curl -sS --max-time 5 "http://127.0.0.1:$PROM_PORT/api/v1/query" --data-urlencode "query=$q")
   grep -q '"status":"success"' <<<"$r" || fail "dashboard panel '$title' $ref: invalid PromQL: $q -> $r"
   n_expr=$((n_expr + 1))
   c=$(result_count "$r")
