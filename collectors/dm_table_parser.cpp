@@ -1,32 +1,15 @@
 #include "collectors/dm_table_parser.h"
 
+#include "collectors/text.h"
+
 #include <charconv>
 #include <limits>
 
 namespace diskperf {
 namespace {
 
-bool is_space(char c) { return c == ' ' || c == '\t' || c == '\r'; }
-
-std::vector<std::string_view> split(std::string_view s) {
-  std::vector<std::string_view> out;
-  std::size_t i = 0;
-  while (i < s.size()) {
-    while (i < s.size() && is_space(s[i])) ++i;
-    std::size_t j = i;
-    while (j < s.size() && !is_space(s[j])) ++j;
-    if (j > i) out.push_back(s.substr(i, j - i));
-    i = j;
-  }
-  return out;
-}
-
-std::optional<std::uint64_t> number(std::string_view s) {
-  std::uint64_t v = 0;
-  auto [ptr, ec] = std::from_chars(s.data(), s.data() + s.size(), v, 10);
-  if (s.empty() || ec != std::errc() || ptr != s.data() + s.size()) return std::nullopt;
-  return v;
-}
+// Words are split on white space, so parse_u64 sees no surrounding blanks.
+std::optional<std::uint64_t> number(std::string_view s) { return parse_u64(s); }
 
 // Fills the segment's target-specific fields; returns an error or nullopt.
 std::optional<std::string> parse_target(DmSegment& seg, const std::vector<std::string_view>& a) {
@@ -81,7 +64,7 @@ DmTableParse parse_dm_table(std::string_view text) {
     std::string_view line = text.substr(0, nl);
     text.remove_prefix(nl == std::string_view::npos ? text.size() : nl + 1);
     ++line_no;
-    auto f = split(line);
+    auto f = split_ws(line);
     if (f.empty()) continue;
     if (f.size() < 3) return fail(line_no, "expected <start> <length> <target> [args], got '" + std::string(line) + "'");
     DmSegment seg;
@@ -99,7 +82,7 @@ DmTableParse parse_dm_table(std::string_view text) {
     std::vector<std::string_view> args(f.begin() + 3, f.end());
     if (!args.empty())
       seg.args = std::string(line.substr(static_cast<std::size_t>(args.front().data() - line.data())));
-    while (!seg.args.empty() && is_space(seg.args.back())) seg.args.pop_back();
+    while (!seg.args.empty() && is_ascii_space(seg.args.back())) seg.args.pop_back();
     if (auto e = parse_target(seg, args)) return fail(line_no, *e);
     out.segments.push_back(std::move(seg));
   }

@@ -7,27 +7,6 @@
 namespace diskperf {
 namespace {
 
-bool is_space(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f'; }
-
-std::string_view trim(std::string_view s) {
-  while (!s.empty() && is_space(s.front())) s.remove_prefix(1);
-  while (!s.empty() && is_space(s.back())) s.remove_suffix(1);
-  return s;
-}
-
-std::vector<std::string_view> split_ws(std::string_view s) {
-  std::vector<std::string_view> out;
-  std::size_t i = 0;
-  while (i < s.size()) {
-    while (i < s.size() && is_space(s[i])) ++i;
-    std::size_t j = i;
-    while (j < s.size() && !is_space(s[j])) ++j;
-    if (j > i) out.push_back(s.substr(i, j - i));
-    i = j;
-  }
-  return out;
-}
-
 const std::string* find(const SysfsAttrs& attrs, std::string_view key) {
   auto it = attrs.find(key);
   return it == attrs.end() ? nullptr : &it->second;
@@ -47,15 +26,6 @@ std::optional<std::string> string_attr(const SysfsAttrs& attrs, std::string_view
 }
 
 }  // namespace
-
-std::optional<std::uint64_t> parse_u64(std::string_view text) {
-  text = trim(text);
-  if (text.empty()) return std::nullopt;
-  std::uint64_t v = 0;
-  auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), v, 10);
-  if (ec != std::errc() || ptr != text.data() + text.size()) return std::nullopt;
-  return v;
-}
 
 std::optional<std::uint64_t> scale_u64(std::optional<std::uint64_t> value, std::uint64_t factor) {
   if (!value) return std::nullopt;

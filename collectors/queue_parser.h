@@ -15,6 +15,8 @@
 #include <string>
 #include <string_view>
 
+#include "collectors/text.h"  // parse_u64, used with the parsers below
+
 namespace diskperf {
 
 /// `inflight`: requests issued to the driver and not yet completed.
@@ -22,10 +24,6 @@ struct Inflight {
   std::uint64_t reads = 0;
   std::uint64_t writes = 0;
 };
-
-/// A decimal unsigned integer surrounded by optional whitespace ("128\n").
-/// std::nullopt for empty text, signs, garbage or overflow.
-std::optional<std::uint64_t> parse_u64(std::string_view text);
 
 /// `value` x `factor`, or std::nullopt when it does not fit in 64 bits.
 std::optional<std::uint64_t> scale_u64(std::optional<std::uint64_t> value, std::uint64_t factor);
