@@ -199,6 +199,7 @@ HttpServer::HttpServer(const HttpOptions& o, std::shared_ptr<prometheus::Collect
       "listening_ports", port,
       "num_threads", std::to_string(o.num_threads),
       "request_timeout_ms", std::to_string(o.request_timeout_ms),
+      "max_request_size", std::to_string(o.max_request_size),
   };
   try {
     server_ = std::make_unique<CivetServer>(options, &callbacks, tls_ ? &*tls_ : nullptr);
