@@ -1,7 +1,8 @@
 #pragma once
 // HTTP wiring on CivetWeb: the telemetry path (default /metrics), a landing
-// page at /, /-/healthy, and POST /-/reload (with --web.enable-lifecycle). Scrapes run the Gatherer on CivetWeb's worker
-// threads; nothing here blocks on a probe.
+// page at /, /-/healthy, and POST /-/reload (with --web.enable-lifecycle). Scrapes run the Gatherer, and
+// reloads the reload function, on a helper thread with an 8 MiB stack that CivetWeb's worker (100 KiB
+// stack) starts and waits for; nothing here blocks on a probe.
 
 #include <functional>
 #include <memory>
