@@ -8,3 +8,8 @@ scripts/install-deps.sh --test
 scripts/build.sh
 cd "${BUILD_DIR:-build}"
 ctest --output-on-failure --timeout 300
+cd "$OLDPWD"
+# Issue 8: unit tests under ASan+UBSan (build-asan/), then each libFuzzer
+# target for FUZZ_SECONDS (default 30; build-fuzz/). Any report fails.
+tests/sanitize/run.sh
+tests/fuzz/run.sh
