@@ -34,13 +34,17 @@ ParsedCommandLine parse_command_line(int argc, const char* const* argv) {
   app.add_option("--web.config.file", o.http.web_config_file,
                  "Web config file (exporter-toolkit format): TLS, basic auth, response headers");
   app.add_option("--web.max-threads", o.http.num_threads,
-                 "HTTP worker threads: the most requests (and idle connections) served at once")
+                 "HTTP worker threads: the most connections (idle ones included) served at once")
       ->capture_default_str()
       ->check(CLI::Range(1, 1024));
   app.add_option("--web.request-timeout", o.http.request_timeout_ms,
                  "Milliseconds a client may take to send a request before it is dropped")
       ->capture_default_str()
       ->check(CLI::Range(100, 600000));
+  app.add_option("--web.max-request-size", o.http.max_request_size,
+                 "Bytes a request's line and headers may take; a larger one is refused with 400")
+      ->capture_default_str()
+      ->check(CLI::Range(1024, 1048576));
   app.add_option("--path.procfs", o.paths.procfs, "procfs mount point")->capture_default_str();
   app.add_option("--path.sysfs", o.paths.sysfs, "sysfs mount point")->capture_default_str();
   app.add_option("--path.devfs", o.paths.devfs, "devfs mount point (udev links under disk/, md/, mapper/)")

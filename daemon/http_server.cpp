@@ -1,7 +1,11 @@
 #include "daemon/http_server.h"
 
 #include <CivetServer.h>
+#include <pthread.h>
 
+#include <cstring>
+#include <exception>
+#include <functional>
 #include <stdexcept>
 
 #include <spdlog/spdlog.h>
@@ -12,6 +16,42 @@
 
 namespace diskperf {
 namespace {
+
+// Debian's CivetWeb runs handlers on worker threads with 100 KiB stacks (built
+// with USE_STACK_SIZE=102400). Gathering and reloading recurse deeper than
+// that on legal input: libstdc++'s std::regex compiles and matches
+// recursively, and a configured device regex with 400 nested groups
+// overflowed a worker's stack at every scrape (SIGSEGV). So the work runs on
+// a thread of its own with an 8 MiB stack (the main thread's usual size);
+// the worker waits for it. Costs one thread start (~50 us) per request.
+constexpr std::size_t kWorkStackBytes = 8u << 20;
+
+void run_with_large_stack(const std::function<void()>& fn) {
+  struct Job {
+    const std::function<void()>* fn;
+    std::exception_ptr error;
+  } job{&fn, nullptr};
+  pthread_attr_t attr;
+  pthread_attr_init(&attr);
+  pthread_attr_setstacksize(&attr, kWorkStackBytes);
+  pthread_t t;
+  int rc = pthread_create(
+      &t, &attr,
+      [](void* p) -> void* {
+        auto* j = static_cast<Job*>(p);
+        try {
+          (*j->fn)();
+        } catch (...) {
+          j->error = std::current_exception();
+        }
+        return nullptr;
+      },
+      &job);
+  pthread_attr_destroy(&attr);
+  if (rc != 0) throw std::runtime_error(std::string("cannot start a thread: ") + std::strerror(rc));
+  pthread_join(t, nullptr);
+  if (job.error) std::rethrow_exception(job.error);
+}
 
 // What every handler shares: the basic auth check and the configured headers.
 struct Context {
@@ -64,7 +104,8 @@ class MetricsHandler final : public GuardedHandler {
       : GuardedHandler(c), gatherer_(std::move(g)) {}
   bool get(mg_connection* conn) override {
     try {
-      std::string text = to_text(gatherer_->Collect());
+      std::string text;
+      run_with_large_stack([&] { text = to_text(gatherer_->Collect()); });
       if (accepts_gzip(mg_get_header(conn, "Accept-Encoding"))) {
         send(ctx(), conn, 200, "OK", kExpositionContentType, gzip(text), "Content-Encoding: gzip\r\n");
       } else {
@@ -100,7 +141,12 @@ class ReloadHandler final : public GuardedHandler {
       send(ctx(), conn, 403, "Forbidden", "text/plain; charset=utf-8", "Lifecycle API is not enabled.\n");
       return true;
     }
-    std::vector<std::string> errors = reload_();
+    std::vector<std::string> errors;
+    try {
+      run_with_large_stack([&] { errors = reload_(); });
+    } catch (const std::exception& e) {
+      errors.push_back(e.what());
+    }
     if (errors.empty()) {
       send(ctx(), conn, 200, "OK", "text/plain; charset=utf-8", "");
     } else {
@@ -199,6 +245,7 @@ HttpServer::HttpServer(const HttpOptions& o, std::shared_ptr<prometheus::Collect
       "listening_ports", port,
       "num_threads", std::to_string(o.num_threads),
       "request_timeout_ms", std::to_string(o.request_timeout_ms),
+      "max_request_size", std::to_string(o.max_request_size),
   };
   try {
     server_ = std::make_unique<CivetServer>(options, &callbacks, tls_ ? &*tls_ : nullptr);
