@@ -6,9 +6,11 @@
 // (/dev/disk/by-id, Azure's /dev/disk/azure/scsi1/lunN, through --path.devfs).
 // Partitions get an info series naming their parent disk.
 //
-// Cost per scrape: one directory listing of /sys/block, of each device's
-// directory, of <devfs>/disk/by-id and <devfs>/disk/azure/scsi1, plus about a
-// dozen small reads per device. Attributes that only change with the device
+// Cost per scrape: one directory listing of /sys/block and of each device's
+// directory, plus about a dozen small reads per device, each relative to the
+// device's directory (opened once). The links under <devfs>/disk/by-id and
+// <devfs>/disk/azure/scsi1 are re-read only when those directories change
+// (their inode, mtime or ctime; a link cannot change without changing them). Attributes that only change with the device
 // (block sizes, max_hw_sectors_kb, model, vendor, wwid, number of hardware
 // queues) are cached per device and re-read when its identity (`dev`
 // major:minor and `diskseq`) changes or it disappears.
@@ -25,6 +27,9 @@
 #include "collectors/queue_parser.h"
 
 namespace diskperf {
+
+/// Stable /dev names by kernel name (defined in queue_collector.cpp).
+struct QueueStableNames;
 
 class QueueCollector final : public Collector {
  public:
@@ -49,7 +54,10 @@ class QueueCollector final : public Collector {
     SysfsAttrs attrs;
     std::optional<std::uint64_t> hw_queues;
   };
-  StaticInfo static_info(const std::string& device, const std::string& identity);
+  StaticInfo static_info(const std::string& device, const HostDir& dir, const std::string& identity);
+  /// by-id link names and Azure LUNs by kernel name, re-read when either
+  /// directory's stamp (inode, mtime, ctime) changed.
+  std::shared_ptr<const QueueStableNames> stable_names();
 
   HostPaths paths_;
   std::shared_ptr<const DeviceFilter> filter_;
@@ -57,6 +65,8 @@ class QueueCollector final : public Collector {
   mutable std::mutex mu_;
   std::unordered_map<std::string, StaticInfo> cache_;
   std::size_t static_reads_ = 0;
+  std::shared_ptr<const QueueStableNames> names_;  ///< guarded by mu_
+  std::string names_stamp_;
 };
 
 }  // namespace diskperf

@@ -35,8 +35,8 @@ struct Volume {
   std::optional<std::uint64_t> md_raid_disks, md_chunk_bytes;
 };
 
-std::optional<std::string> read_attr(const std::string& path) {
-  FileContent f = read_file(path, kMaxAttrBytes);
+std::optional<std::string> read_attr(const HostDir& dir, std::string_view rel) {
+  FileContent f = dir.read_file(rel, kMaxAttrBytes);
   if (!f.ok()) return std::nullopt;
   return trim_attr(f.data);
 }
@@ -58,33 +58,31 @@ std::string parent_name(const std::string& target) {
   return link_target_name(std::string_view(target).substr(0, slash));
 }
 
-Volume read_volume(const std::string& block, const std::string& dev, std::vector<std::string> slaves) {
+Volume read_volume(const HostDir& dir, const std::string& dev, std::vector<std::string> slaves) {
   Volume v;
   v.device = dev;
-  const std::string dir = join_path(block, dev);
   std::sort(slaves.begin(), slaves.end());
   for (const std::string& s : slaves) {
-    const std::string link = join_path(dir, "slaves/" + s);
+    const std::string link = "slaves/" + s;
     Member m{s, s};
-    FileContent part = read_file(join_path(link, "partition"), kMaxAttrBytes);
-    if (part.ok()) {
-      std::string parent = parent_name(read_link(link));
+    if (dir.read_file(link + "/partition", kMaxAttrBytes).ok()) {
+      std::string parent = parent_name(dir.read_link(link));
       if (!parent.empty()) m.disk = parent;
     }
     v.members.push_back(std::move(m));
   }
-  if (auto d = read_attr(join_path(dir, "dev"))) v.devno = parse_devno(*d);
-  if (auto name = read_attr(join_path(dir, "dm/name"))) {
+  if (auto d = read_attr(dir, "dev")) v.devno = parse_devno(*d);
+  if (auto name = read_attr(dir, "dm/name")) {
     v.kind = "dm";
     v.name = *name;
-    v.uuid = read_attr(join_path(dir, "dm/uuid")).value_or("");
-  } else if (auto level = read_attr(join_path(dir, "md/level"))) {
+    v.uuid = read_attr(dir, "dm/uuid").value_or("");
+  } else if (auto level = read_attr(dir, "md/level")) {
     v.kind = "md";
     v.md_level = *level;
-    v.uuid = read_attr(join_path(dir, "md/uuid")).value_or("");
-    v.md_array_state = read_attr(join_path(dir, "md/array_state")).value_or("");
-    if (auto n = read_attr(join_path(dir, "md/raid_disks"))) v.md_raid_disks = parse_u64(*n);
-    if (auto c = read_attr(join_path(dir, "md/chunk_size"))) v.md_chunk_bytes = parse_u64(*c);
+    v.uuid = read_attr(dir, "md/uuid").value_or("");
+    v.md_array_state = read_attr(dir, "md/array_state").value_or("");
+    if (auto n = read_attr(dir, "md/raid_disks")) v.md_raid_disks = parse_u64(*n);
+    if (auto c = read_attr(dir, "md/chunk_size")) v.md_chunk_bytes = parse_u64(*c);
   } else {
     v.kind = "other";
   }
@@ -118,10 +116,11 @@ std::optional<std::string> TopologyCollector::collect(Families& out) {
   std::sort(devices.begin(), devices.end());
 
   std::map<std::string, Volume> volumes;
+  const HostDir block_dir(block);
   for (const std::string& dev : devices) {
-    std::vector<std::string> slaves = list_dir(join_path(block, dev + "/slaves"));
+    std::vector<std::string> slaves = block_dir.list_dir(dev + "/slaves");
     if (slaves.empty()) continue;
-    volumes.emplace(dev, read_volume(block, dev, std::move(slaves)));
+    volumes.emplace(dev, read_volume(HostDir(block_dir, dev), dev, std::move(slaves)));
   }
   if (std::any_of(volumes.begin(), volumes.end(), [](const auto& kv) { return kv.second.kind == "md"; })) {
     auto names = read_md_names(paths_.devfs);

@@ -8,6 +8,7 @@
 
 #include "daemon/basic_auth.h"
 #include "daemon/exposition.h"
+#include "daemon/memory.h"
 #include "daemon/tls.h"
 
 namespace diskperf {
@@ -74,6 +75,7 @@ class MetricsHandler final : public GuardedHandler {
       spdlog::error("scrape failed: {}", e.what());
       send(ctx(), conn, 500, "Internal Server Error", "text/plain; charset=utf-8", std::string(e.what()) + "\n");
     }
+    release_free_memory();
     return true;
   }
 
