@@ -156,34 +156,63 @@ HostDir::~HostDir() {
 
 ReadStatus HostDir::open_status() const { return ok() ? ReadStatus::ok : classify(open_errno_); }
 
-FileContent HostDir::read_file(std::string_view rel, std::size_t max_bytes) const {
-  if (!ok()) return failure("open", join_path(path_, rel), open_errno_);
-  CPath p(rel);
-  int fd = p.ok ? ::openat(fd_, p.buf, O_RDONLY | O_CLOEXEC | O_NOCTTY) : -1;
-  if (fd < 0) return failure("open", join_path(path_, rel), p.ok ? errno : ENAMETOOLONG);
-  FileContent out;
+namespace {
+
+// Reads `fd` from offset 0 into out.data (at most max_bytes + 1 bytes).
+// Returns 0, or the errno of a failed read.
+int read_from_start(int fd, std::size_t max_bytes, std::string& data) {
   char buf[4096];
   for (;;) {
-    std::size_t used = out.data.size();
-    if (used >= max_bytes + 1) break;
+    std::size_t used = data.size();
+    if (used >= max_bytes + 1) return 0;
     std::size_t want = std::min(sizeof buf, max_bytes + 1 - used);
-    ssize_t n = ::read(fd, buf, want);
+    ssize_t n = ::pread(fd, buf, want, static_cast<off_t>(used));
     if (n < 0) {
       if (errno == EINTR) continue;
-      int err = errno;
-      ::close(fd);
-      return failure("read", join_path(path_, rel), err);
+      return errno;
     }
-    out.data.append(buf, static_cast<std::size_t>(n));
-    if (static_cast<std::size_t>(n) < want) break;  // short read: end of file
+    data.append(buf, static_cast<std::size_t>(n));
+    if (static_cast<std::size_t>(n) < want) return 0;  // short read: end of file
   }
-  ::close(fd);
+}
+
+template <typename PathFn>
+FileContent read_small(int fd, std::size_t max_bytes, PathFn path) {
+  FileContent out;
+  if (int err = read_from_start(fd, max_bytes, out.data)) return failure("read", path(), err);
   if (out.data.size() > max_bytes) {
     FileContent big;
     big.status = ReadStatus::too_large;
-    big.error = "read " + join_path(path_, rel) + ": larger than " + std::to_string(max_bytes) + " bytes";
+    big.error = "read " + path() + ": larger than " + std::to_string(max_bytes) + " bytes";
     return big;
   }
+  return out;
+}
+
+}  // namespace
+
+FileContent read_open_file(int fd, std::string_view path, std::size_t max_bytes) {
+  return read_small(fd, max_bytes, [&] { return std::string(path); });
+}
+
+int HostDir::open_file(std::string_view rel) const {
+  if (!ok()) {
+    errno = open_errno_;
+    return -1;
+  }
+  CPath p(rel);
+  if (!p.ok) {
+    errno = ENAMETOOLONG;
+    return -1;
+  }
+  return ::openat(fd_, p.buf, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+}
+
+FileContent HostDir::read_file(std::string_view rel, std::size_t max_bytes) const {
+  int fd = open_file(rel);
+  if (fd < 0) return failure("open", join_path(path_, rel), errno);
+  FileContent out = read_small(fd, max_bytes, [&] { return join_path(path_, rel); });
+  ::close(fd);
   return out;
 }
 
@@ -198,6 +227,11 @@ std::vector<std::string> HostDir::list_dir(std::string_view rel, ReadStatus* sta
   if (!ok()) {
     if (status) *status = classify(open_errno_);
     return {};
+  }
+  if (rel.empty() || rel == ".") {  // this directory: list its own descriptor from the start
+    if (status) *status = ReadStatus::ok;
+    if (::lseek(fd_, 0, SEEK_SET) != 0) return {};
+    return list_fd(fd_);
   }
   CPath p(rel);
   int fd = p.ok ? ::openat(fd_, p.buf, O_RDONLY | O_DIRECTORY | O_CLOEXEC) : -1;

@@ -1,7 +1,9 @@
 #include "collectors/queue_collector.h"
 
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <array>
@@ -33,6 +35,58 @@ constexpr std::array<const char*, 9> kDynamicAttrs{
 };
 
 constexpr std::size_t kMaxAttrBytes = 4096;
+
+// Files kept open per device: the identity files, then kDynamicAttrs.
+constexpr std::size_t kHeldDev = 0, kHeldDiskseq = 1, kHeldFirstDynamic = 2;
+constexpr std::size_t kHeldCount = kHeldFirstDynamic + kDynamicAttrs.size();
+const char* held_name(std::size_t i) {
+  return i == kHeldDev ? "dev" : i == kHeldDiskseq ? "diskseq" : kDynamicAttrs[i - kHeldFirstDynamic];
+}
+
+}  // namespace
+
+// Descriptors of one device's files, opened together when the device
+// directory (identified by st_dev and inode) is first seen; immutable after,
+// so scrapes running at once can share it. -1: the file was absent then (it
+// is read by opening it, so it is seen when it appears).
+class QueueHeldFiles {
+ public:
+  QueueHeldFiles(const HostDir& dir, const struct stat& st, std::shared_ptr<std::atomic<long>> counter)
+      : st_dev_(st.st_dev), st_ino_(st.st_ino), counter_(std::move(counter)) {
+    fds_.fill(-1);
+    long opened = 0;
+    for (std::size_t i = 0; i < kHeldCount; ++i) {
+      fds_[i] = dir.open_file(held_name(i));
+      if (fds_[i] >= 0) ++opened;
+    }
+    *counter_ += opened;
+    opened_ = opened;
+  }
+  ~QueueHeldFiles() {
+    for (int fd : fds_)
+      if (fd >= 0) ::close(fd);
+    *counter_ -= opened_;
+  }
+  QueueHeldFiles(const QueueHeldFiles&) = delete;
+  QueueHeldFiles& operator=(const QueueHeldFiles&) = delete;
+
+  bool same_directory(const struct stat& st) const { return st.st_dev == st_dev_ && st.st_ino == st_ino_; }
+
+  /// File i read now: from its held descriptor, or by opening it.
+  FileContent read(const HostDir& dir, std::size_t i) const {
+    if (fds_[i] < 0) return dir.read_file(held_name(i), kMaxAttrBytes);
+    return read_open_file(fds_[i], join_path(dir.path(), held_name(i)), kMaxAttrBytes);
+  }
+
+ private:
+  dev_t st_dev_;
+  ino_t st_ino_;
+  std::array<int, kHeldCount> fds_;
+  long opened_ = 0;
+  std::shared_ptr<std::atomic<long>> counter_;
+};
+
+namespace {
 
 void read_attrs(const HostDir& dir, const char* const* names, std::size_t n, SysfsAttrs& out) {
   for (std::size_t i = 0; i < n; ++i) {
@@ -151,7 +205,29 @@ std::string join(const std::set<T>& values) {
 }  // namespace
 
 QueueCollector::QueueCollector(HostPaths paths, std::shared_ptr<const DeviceFilter> filter)
-    : paths_(std::move(paths)), filter_(std::move(filter)) {}
+    : paths_(std::move(paths)), filter_(std::move(filter)) {
+  rlimit lim{};
+  if (::getrlimit(RLIMIT_NOFILE, &lim) == 0) {
+    const rlim_t soft = lim.rlim_cur == RLIM_INFINITY ? (1u << 20) : lim.rlim_cur;
+    fd_budget_ = std::max<long>(0, static_cast<long>(soft / 2) - 256);
+  }
+}
+
+std::shared_ptr<const QueueHeldFiles> QueueCollector::held_files(const std::string& device, const HostDir& dir) {
+  struct stat st {};
+  if (!dir.ok() || ::fstat(dir.fd(), &st) != 0) return nullptr;
+  {
+    std::lock_guard lock(mu_);
+    auto it = held_.find(device);
+    if (it != held_.end() && it->second->same_directory(st)) return it->second;
+    if (it != held_.end()) held_.erase(it);  // a new directory: the device was replaced
+  }
+  if (held_fds_->load() + static_cast<long>(kHeldCount) > fd_budget_) return nullptr;
+  auto files = std::make_shared<const QueueHeldFiles>(dir, st, held_fds_);
+  std::lock_guard lock(mu_);
+  held_[device] = files;
+  return files;
+}
 
 std::size_t QueueCollector::static_reads() const {
   std::lock_guard lock(mu_);
@@ -211,18 +287,23 @@ std::optional<std::string> QueueCollector::collect(Families& out) {
     if (!filter_->accepts(dev)) continue;
     if (before_read_) before_read_(dev);
     const HostDir dir(block_dir, dev);
+    const std::shared_ptr<const QueueHeldFiles> held = held_files(dev, dir);
+    auto read = [&](std::size_t i) { return held ? held->read(dir, i) : dir.read_file(held_name(i), kMaxAttrBytes); };
     // Identity: major:minor, plus the disk sequence number (5.15+) that
     // changes whenever new media or a new backing file is attached.
-    FileContent devno = dir.read_file("dev", kMaxAttrBytes);
+    FileContent devno = read(kHeldDev);
     if (devno.status == ReadStatus::absent || devno.status == ReadStatus::vanished) continue;  // gone
     std::string identity;
     if (devno.ok() && !trim_attr(devno.data).empty()) {
-      FileContent seq = dir.read_file("diskseq", kMaxAttrBytes);
+      FileContent seq = read(kHeldDiskseq);
       identity = trim_attr(devno.data) + "|" + (seq.ok() ? trim_attr(seq.data) : "");
     }
     present.insert(dev);
     SysfsAttrs attrs;
-    read_attrs(dir, kDynamicAttrs.data(), kDynamicAttrs.size(), attrs);
+    for (std::size_t i = kHeldFirstDynamic; i < kHeldCount; ++i) {
+      FileContent f = read(i);
+      if (f.ok()) attrs.emplace(held_name(i), std::move(f.data));
+    }
     StaticInfo info = static_info(dev, dir, identity);
     attrs.insert(info.attrs.begin(), info.attrs.end());
     // Gone while it was read: no series, no cache entry (nothing stale).
@@ -251,6 +332,7 @@ std::optional<std::string> QueueCollector::collect(Families& out) {
   {
     std::lock_guard lock(mu_);
     std::erase_if(cache_, [&](const auto& kv) { return !present.count(kv.first); });
+    std::erase_if(held_, [&](const auto& kv) { return !present.count(kv.first); });
   }
 
   for (const Gauge& g : kGauges) {

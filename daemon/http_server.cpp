@@ -8,7 +8,7 @@
 
 #include "daemon/basic_auth.h"
 #include "daemon/exposition.h"
-#include "daemon/memory.h"
+#include "daemon/process_setup.h"
 #include "daemon/tls.h"
 
 namespace diskperf {

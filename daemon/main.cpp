@@ -16,7 +16,7 @@
 #include "daemon/gatherer.h"
 #include "daemon/http_server.h"
 #include "daemon/logging.h"
-#include "daemon/memory.h"
+#include "daemon/process_setup.h"
 #include "daemon/probe_command.h"
 #include "daemon/reloader.h"
 #include "daemon/systemd_notify.h"
@@ -82,6 +82,7 @@ int main(int argc, char** argv) {
   pthread_sigmask(SIG_BLOCK, &set, nullptr);
   signal(SIGPIPE, SIG_IGN);
   configure_allocator();
+  raise_open_files_limit();
 
   ParsedCommandLine cl = parse_command_line(argc, argv);
   if (!cl.options) return cl.exit_code;
