@@ -2,15 +2,18 @@
 # Installs the Debian 12 packages diskperf_exporter needs that are missing.
 #   scripts/install-deps.sh         build and run
 #   scripts/install-deps.sh --test  also what the tests need
+#   scripts/install-deps.sh --bench also what bench/ needs (not CI)
 set -euo pipefail
 
 build_pkgs=(build-essential cmake pkg-config git prometheus-cpp-dev libcivetweb-dev zlib1g-dev
   libaio-dev libyaml-cpp-dev libspdlog-dev libfmt-dev libcli11-dev libsystemd-dev libssl-dev libcrypt-dev
   libdevmapper-dev nlohmann-json3-dev)
 test_pkgs=(catch2 curl util-linux iproute2 fio prometheus systemd openssl)
+bench_pkgs=(prometheus-node-exporter python3 linux-perf)
 
 want=("${build_pkgs[@]}")
 [ "${1:-}" = "--test" ] && want+=("${test_pkgs[@]}")
+[ "${1:-}" = "--bench" ] && want+=("${test_pkgs[@]}" "${bench_pkgs[@]}")
 
 missing=()
 for p in "${want[@]}"; do
