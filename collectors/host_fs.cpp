@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <climits>
 #include <cstring>
 #include <memory>
 
@@ -30,6 +31,38 @@ FileContent failure(const char* what, const std::string& path, int err) {
   out.status = classify_errno(err);
   out.error = std::string(what) + " " + path + ": " + std::strerror(err);
   return out;
+}
+
+// NUL-terminated copy of a relative path for the *at() calls; "" -> ".".
+struct CPath {
+  char buf[PATH_MAX];
+  bool ok = true;
+  explicit CPath(std::string_view rel) {
+    while (!rel.empty() && rel.front() == '/') rel.remove_prefix(1);
+    if (rel.empty()) rel = ".";
+    if (rel.size() >= sizeof buf) {
+      ok = false;
+      rel = ".";
+    }
+    std::memcpy(buf, rel.data(), rel.size());
+    buf[rel.size()] = '\0';
+  }
+};
+
+std::vector<std::string> list_fd(int fd) {
+  std::vector<std::string> names;
+  alignas(8) char buf[16384];
+  for (;;) {
+    ssize_t n = ::getdents64(fd, buf, sizeof buf);
+    if (n <= 0) break;
+    for (ssize_t off = 0; off < n;) {
+      const auto* e = reinterpret_cast<const dirent64*>(buf + off);
+      off += e->d_reclen;
+      if (std::strcmp(e->d_name, ".") == 0 || std::strcmp(e->d_name, "..") == 0) continue;
+      names.emplace_back(e->d_name);
+    }
+  }
+  return names;
 }
 
 }  // namespace
@@ -94,6 +127,131 @@ std::vector<std::string> list_dir(const std::string& path, ReadStatus* status) {
 std::string read_link(const std::string& path) {
   char buf[4096];
   ssize_t n = ::readlink(path.c_str(), buf, sizeof buf);
+  if (n <= 0 || static_cast<std::size_t>(n) >= sizeof buf) return {};
+  return std::string(buf, static_cast<std::size_t>(n));
+}
+
+HostDir::HostDir(std::string path) : path_(std::move(path)) {
+  fd_ = ::open(path_.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (fd_ < 0) open_errno_ = errno;
+}
+
+HostDir::HostDir(const HostDir& parent, std::string_view rel) : path_(join_path(parent.path_, rel)) {
+  if (!parent.ok()) {
+    open_errno_ = parent.open_errno_;
+    return;
+  }
+  CPath p(rel);
+  fd_ = p.ok ? ::openat(parent.fd_, p.buf, O_RDONLY | O_DIRECTORY | O_CLOEXEC) : -1;
+  if (fd_ < 0) open_errno_ = p.ok ? errno : ENAMETOOLONG;
+}
+
+HostDir::HostDir(HostDir&& other) noexcept
+    : path_(std::move(other.path_)), fd_(other.fd_), open_errno_(other.open_errno_) {
+  other.fd_ = -1;
+}
+
+HostDir::~HostDir() {
+  if (fd_ >= 0) ::close(fd_);
+}
+
+ReadStatus HostDir::open_status() const { return ok() ? ReadStatus::ok : classify_errno(open_errno_); }
+
+namespace {
+
+// Reads `fd` from offset 0 into out.data (at most max_bytes + 1 bytes).
+// Returns 0, or the errno of a failed read.
+int read_from_start(int fd, std::size_t max_bytes, std::string& data) {
+  char buf[4096];
+  for (;;) {
+    std::size_t used = data.size();
+    if (used >= max_bytes + 1) return 0;
+    std::size_t want = std::min(sizeof buf, max_bytes + 1 - used);
+    ssize_t n = ::pread(fd, buf, want, static_cast<off_t>(used));
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      return errno;
+    }
+    data.append(buf, static_cast<std::size_t>(n));
+    if (static_cast<std::size_t>(n) < want) return 0;  // short read: end of file
+  }
+}
+
+template <typename PathFn>
+FileContent read_small(int fd, std::size_t max_bytes, PathFn path) {
+  FileContent out;
+  if (int err = read_from_start(fd, max_bytes, out.data)) return failure("read", path(), err);
+  if (out.data.size() > max_bytes) {
+    FileContent big;
+    big.status = ReadStatus::too_large;
+    big.error = "read " + path() + ": larger than " + std::to_string(max_bytes) + " bytes";
+    return big;
+  }
+  return out;
+}
+
+}  // namespace
+
+FileContent read_open_file(int fd, std::string_view path, std::size_t max_bytes) {
+  return read_small(fd, max_bytes, [&] { return std::string(path); });
+}
+
+int HostDir::open_file(std::string_view rel) const {
+  if (!ok()) {
+    errno = open_errno_;
+    return -1;
+  }
+  CPath p(rel);
+  if (!p.ok) {
+    errno = ENAMETOOLONG;
+    return -1;
+  }
+  return ::openat(fd_, p.buf, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+}
+
+FileContent HostDir::read_file(std::string_view rel, std::size_t max_bytes) const {
+  int fd = open_file(rel);
+  if (fd < 0) return failure("open", join_path(path_, rel), errno);
+  FileContent out = read_small(fd, max_bytes, [&] { return join_path(path_, rel); });
+  ::close(fd);
+  return out;
+}
+
+ReadStatus HostDir::exists(std::string_view rel) const {
+  if (!ok()) return classify_errno(open_errno_);
+  CPath p(rel);
+  if (!p.ok) return ReadStatus::other;
+  return ::faccessat(fd_, p.buf, F_OK, 0) == 0 ? ReadStatus::ok : classify_errno(errno);
+}
+
+std::vector<std::string> HostDir::list_dir(std::string_view rel, ReadStatus* status) const {
+  if (!ok()) {
+    if (status) *status = classify_errno(open_errno_);
+    return {};
+  }
+  if (rel.empty() || rel == ".") {  // this directory: list its own descriptor from the start
+    if (status) *status = ReadStatus::ok;
+    if (::lseek(fd_, 0, SEEK_SET) != 0) return {};
+    return list_fd(fd_);
+  }
+  CPath p(rel);
+  int fd = p.ok ? ::openat(fd_, p.buf, O_RDONLY | O_DIRECTORY | O_CLOEXEC) : -1;
+  if (fd < 0) {
+    if (status) *status = classify_errno(p.ok ? errno : ENAMETOOLONG);
+    return {};
+  }
+  if (status) *status = ReadStatus::ok;
+  std::vector<std::string> names = list_fd(fd);
+  ::close(fd);
+  return names;
+}
+
+std::string HostDir::read_link(std::string_view rel) const {
+  if (!ok()) return {};
+  CPath p(rel);
+  if (!p.ok) return {};
+  char buf[4096];
+  ssize_t n = ::readlinkat(fd_, p.buf, buf, sizeof buf);
   if (n <= 0 || static_cast<std::size_t>(n) >= sizeof buf) return {};
   return std::string(buf, static_cast<std::size_t>(n));
 }

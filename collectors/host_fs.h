@@ -49,4 +49,58 @@ std::vector<std::string> list_dir(const std::string& path, ReadStatus* status = 
 /// Target of a symbolic link, or empty if `path` is not a readable link.
 std::string read_link(const std::string& path);
 
+/// A directory opened once, so that many files below it are read with
+/// openat(2) relative to it instead of walking the whole (long, symlinked)
+/// sysfs path for every file. Each call behaves like the free function of
+/// the same name on join_path(path(), rel): same statuses, same error texts.
+/// When the directory itself cannot be opened, every call fails as that
+/// path-based call would (with the errno of opening the directory).
+/// Move-only; closes its descriptor.
+/// Reads an already open file from offset 0 (pread(2)), as HostDir::read_file
+/// does after opening: a sysfs attribute read again this way is produced anew
+/// by the kernel. `path` names the file in error texts.
+FileContent read_open_file(int fd, std::string_view path, std::size_t max_bytes = 4096);
+
+class HostDir {
+ public:
+  /// Opens `path` (symlinks followed). Check ok() or open_status().
+  explicit HostDir(std::string path);
+  /// Opens `rel` below `parent` (one openat; symlinks followed).
+  HostDir(const HostDir& parent, std::string_view rel);
+  HostDir(HostDir&& other) noexcept;
+  HostDir& operator=(HostDir&&) = delete;
+  HostDir(const HostDir&) = delete;
+  ~HostDir();
+
+  bool ok() const { return fd_ >= 0; }
+  ReadStatus open_status() const;
+  /// The directory's descriptor (-1 when not ok()); owned by this object.
+  int fd() const { return fd_; }
+  const std::string& path() const { return path_; }
+
+  /// read_file(join_path(path(), rel), max_bytes), for small attribute files
+  /// (sysfs, or regular files): reads into a stack buffer and treats a read
+  /// shorter than asked as the end of the file (what sysfs attributes,
+  /// single-record seq_files and regular files do), saving the extra read
+  /// that would return 0.
+  FileContent read_file(std::string_view rel, std::size_t max_bytes = 4096) const;
+  /// Whether `rel` exists now (faccessat F_OK): ReadStatus::ok, or why not
+  /// (absent, vanished, denied, other).
+  ReadStatus exists(std::string_view rel) const;
+  /// list_dir(join_path(path(), rel)); rel "" lists this directory through
+  /// its own descriptor (so one HostDir must not list itself from two
+  /// threads at once).
+  std::vector<std::string> list_dir(std::string_view rel = {}, ReadStatus* status = nullptr) const;
+  /// read_link(join_path(path(), rel)).
+  std::string read_link(std::string_view rel) const;
+  /// Opens `rel` for reading and returns the descriptor (the caller closes
+  /// it), or -1 with errno set.
+  int open_file(std::string_view rel) const;
+
+ private:
+  std::string path_;
+  int fd_ = -1;
+  int open_errno_ = 0;
+};
+
 }  // namespace diskperf

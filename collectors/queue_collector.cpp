@@ -1,5 +1,10 @@
 #include "collectors/queue_collector.h"
 
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <array>
 #include <map>
@@ -32,9 +37,61 @@ constexpr std::array<const char*, 9> kDynamicAttrs{
 
 constexpr std::size_t kMaxAttrBytes = 4096;
 
-void read_attrs(const std::string& dir, const char* const* names, std::size_t n, SysfsAttrs& out) {
+// Files kept open per device: the identity files, then kDynamicAttrs.
+constexpr std::size_t kHeldDev = 0, kHeldDiskseq = 1, kHeldFirstDynamic = 2;
+constexpr std::size_t kHeldCount = kHeldFirstDynamic + kDynamicAttrs.size();
+const char* held_name(std::size_t i) {
+  return i == kHeldDev ? "dev" : i == kHeldDiskseq ? "diskseq" : kDynamicAttrs[i - kHeldFirstDynamic];
+}
+
+}  // namespace
+
+// Descriptors of one device's files, opened together when the device
+// directory (identified by st_dev and inode) is first seen; immutable after,
+// so scrapes running at once can share it. -1: the file was absent then (it
+// is read by opening it, so it is seen when it appears).
+class QueueHeldFiles {
+ public:
+  QueueHeldFiles(const HostDir& dir, const struct stat& st, std::shared_ptr<std::atomic<long>> counter)
+      : st_dev_(st.st_dev), st_ino_(st.st_ino), counter_(std::move(counter)) {
+    fds_.fill(-1);
+    long opened = 0;
+    for (std::size_t i = 0; i < kHeldCount; ++i) {
+      fds_[i] = dir.open_file(held_name(i));
+      if (fds_[i] >= 0) ++opened;
+    }
+    *counter_ += opened;
+    opened_ = opened;
+  }
+  ~QueueHeldFiles() {
+    for (int fd : fds_)
+      if (fd >= 0) ::close(fd);
+    *counter_ -= opened_;
+  }
+  QueueHeldFiles(const QueueHeldFiles&) = delete;
+  QueueHeldFiles& operator=(const QueueHeldFiles&) = delete;
+
+  bool same_directory(const struct stat& st) const { return st.st_dev == st_dev_ && st.st_ino == st_ino_; }
+
+  /// File i read now: from its held descriptor, or by opening it.
+  FileContent read(const HostDir& dir, std::size_t i) const {
+    if (fds_[i] < 0) return dir.read_file(held_name(i), kMaxAttrBytes);
+    return read_open_file(fds_[i], join_path(dir.path(), held_name(i)), kMaxAttrBytes);
+  }
+
+ private:
+  dev_t st_dev_;
+  ino_t st_ino_;
+  std::array<int, kHeldCount> fds_;
+  long opened_ = 0;
+  std::shared_ptr<std::atomic<long>> counter_;
+};
+
+namespace {
+
+void read_attrs(const HostDir& dir, const char* const* names, std::size_t n, SysfsAttrs& out) {
   for (std::size_t i = 0; i < n; ++i) {
-    FileContent f = read_file(join_path(dir, names[i]), kMaxAttrBytes);
+    FileContent f = dir.read_file(names[i], kMaxAttrBytes);
     if (f.ok()) out.emplace(names[i], std::move(f.data));
   }
 }
@@ -82,6 +139,27 @@ struct PartitionRow {
   std::optional<std::uint64_t> start_bytes, size_bytes;
 };
 
+// What identifies the content of a directory of links: a link cannot be
+// rewritten in place, so adding, removing or replacing one updates the
+// directory's mtime and ctime (devtmpfs, tmpfs, ext4). "absent" when missing.
+std::string dir_stamp(const std::string& path) {
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0) return "absent";
+  return std::to_string(st.st_dev) + ":" + std::to_string(st.st_ino) + ":" + std::to_string(st.st_mtim.tv_sec) +
+         "." + std::to_string(st.st_mtim.tv_nsec) + ":" + std::to_string(st.st_ctim.tv_sec) + "." +
+         std::to_string(st.st_ctim.tv_nsec);
+}
+
+// Whether a directory changed within the last 2 s (timestamps are coarse:
+// a change in the same tick as the previous one would leave them equal).
+bool recently_changed(const std::string& path) {
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0) return false;
+  timespec now{};
+  ::clock_gettime(CLOCK_REALTIME, &now);
+  return st.st_ctim.tv_sec >= now.tv_sec - 2 || st.st_mtim.tv_sec >= now.tv_sec - 2;
+}
+
 template <typename T>
 std::string join(const std::set<T>& values) {
   std::string out;
@@ -99,29 +177,69 @@ std::string join(const std::set<T>& values) {
 }  // namespace
 
 QueueCollector::QueueCollector(HostPaths paths, std::shared_ptr<const DeviceFilter> filter)
-    : paths_(std::move(paths)), filter_(std::move(filter)) {}
+    : paths_(std::move(paths)), filter_(std::move(filter)) {
+  rlimit lim{};
+  if (::getrlimit(RLIMIT_NOFILE, &lim) == 0) {
+    const rlim_t soft = lim.rlim_cur == RLIM_INFINITY ? (1u << 20) : lim.rlim_cur;
+    fd_budget_ = std::max<long>(0, static_cast<long>(soft / 2) - 256);
+  }
+}
+
+std::shared_ptr<const QueueHeldFiles> QueueCollector::held_files(const std::string& device, const HostDir& dir) {
+  struct stat st {};
+  if (!dir.ok() || ::fstat(dir.fd(), &st) != 0) return nullptr;
+  {
+    std::lock_guard lock(mu_);
+    auto it = held_.find(device);
+    if (it != held_.end() && it->second->same_directory(st)) return it->second;
+    if (it != held_.end()) held_.erase(it);  // a new directory: the device was replaced
+  }
+  if (held_fds_->load() + static_cast<long>(kHeldCount) > fd_budget_) return nullptr;
+  auto files = std::make_shared<const QueueHeldFiles>(dir, st, held_fds_);
+  std::lock_guard lock(mu_);
+  held_[device] = files;
+  return files;
+}
 
 std::size_t QueueCollector::static_reads() const {
   std::lock_guard lock(mu_);
   return static_reads_;
 }
 
-QueueCollector::StaticInfo QueueCollector::static_info(const std::string& device, const std::string& identity) {
+QueueCollector::StaticInfo QueueCollector::static_info(const std::string& device, const HostDir& dir,
+                                                       const std::string& identity) {
   if (!identity.empty()) {
     std::lock_guard lock(mu_);
     if (auto it = cache_.find(device); it != cache_.end() && it->second.identity == identity) return it->second;
   }
   StaticInfo info;
   info.identity = identity;
-  const std::string dir = join_path(paths_.sysfs, "block/" + device);
   read_attrs(dir, kStaticAttrs.data(), kStaticAttrs.size(), info.attrs);
   ReadStatus st = ReadStatus::ok;
-  auto mq = list_dir(join_path(dir, "mq"), &st);
+  auto mq = dir.list_dir("mq", &st);
   if (st == ReadStatus::ok) info.hw_queues = mq.size();
   std::lock_guard lock(mu_);
   ++static_reads_;
   if (!identity.empty()) cache_[device] = info;
   return info;
+}
+
+std::shared_ptr<const StableNames> QueueCollector::stable_names() {
+  const std::string by_id = join_path(paths_.devfs, "disk/by-id");
+  const std::string azure = join_path(paths_.devfs, "disk/azure/scsi1");
+  std::string stamp = dir_stamp(by_id) + "|" + dir_stamp(azure);
+  {
+    std::lock_guard lock(mu_);
+    if (names_ && stamp == names_stamp_) return names_;
+  }
+  // Not cached when a directory changed in the last seconds: a second change
+  // within the same timestamp tick would not show in the stamp.
+  const bool cacheable = !recently_changed(by_id) && !recently_changed(azure);
+  auto names = std::make_shared<const StableNames>(read_stable_names(paths_.devfs));
+  std::lock_guard lock(mu_);
+  names_ = cacheable ? names : nullptr;
+  names_stamp_ = std::move(stamp);
+  return names;
 }
 
 std::optional<std::string> QueueCollector::collect(Families& out) {
@@ -134,44 +252,51 @@ std::optional<std::string> QueueCollector::collect(Families& out) {
   std::vector<DeviceRow> rows;
   std::vector<PartitionRow> partitions;
   std::unordered_set<std::string> present;
+  // Every file of a device is read relative to its directory, opened once
+  // (the /sys/block/<dev> link is resolved once, not once per file).
+  const HostDir block_dir(block);
   for (const std::string& dev : devices) {
     if (!filter_->accepts(dev)) continue;
     if (before_read_) before_read_(dev);
-    const std::string dir = join_path(block, dev);
+    const HostDir dir(block_dir, dev);
+    const std::shared_ptr<const QueueHeldFiles> held = held_files(dev, dir);
+    auto read = [&](std::size_t i) { return held ? held->read(dir, i) : dir.read_file(held_name(i), kMaxAttrBytes); };
     // Identity: major:minor, plus the disk sequence number (5.15+) that
     // changes whenever new media or a new backing file is attached.
-    FileContent devno = read_file(join_path(dir, "dev"), kMaxAttrBytes);
+    FileContent devno = read(kHeldDev);
     if (devno.status == ReadStatus::absent || devno.status == ReadStatus::vanished) continue;  // gone
     std::string identity;
     if (devno.ok() && !trim_attr(devno.data).empty()) {
-      FileContent seq = read_file(join_path(dir, "diskseq"), kMaxAttrBytes);
+      FileContent seq = read(kHeldDiskseq);
       identity = trim_attr(devno.data) + "|" + (seq.ok() ? trim_attr(seq.data) : "");
     }
     present.insert(dev);
     SysfsAttrs attrs;
-    read_attrs(dir, kDynamicAttrs.data(), kDynamicAttrs.size(), attrs);
-    StaticInfo info = static_info(dev, identity);
+    for (std::size_t i = kHeldFirstDynamic; i < kHeldCount; ++i) {
+      FileContent f = read(i);
+      if (f.ok()) attrs.emplace(held_name(i), std::move(f.data));
+    }
+    StaticInfo info = static_info(dev, dir, identity);
     attrs.insert(info.attrs.begin(), info.attrs.end());
     // Gone while it was read: no series, no cache entry (nothing stale).
-    FileContent again = read_file(join_path(dir, "dev"), kMaxAttrBytes);
-    if (again.status == ReadStatus::absent || again.status == ReadStatus::vanished) {
+    ReadStatus again = dir.exists("dev");
+    if (again == ReadStatus::absent || again == ReadStatus::vanished) {
       present.erase(dev);
       continue;
     }
     rows.push_back({dev, parse_queue_settings(attrs), info.hw_queues});
 
     // Partitions are subdirectories named after the disk with a `partition` file.
-    std::vector<std::string> entries = list_dir(dir);
+    std::vector<std::string> entries = dir.list_dir();
     std::sort(entries.begin(), entries.end());
     for (const std::string& entry : entries) {
       if (entry.size() <= dev.size() || entry.compare(0, dev.size(), dev) != 0) continue;
-      const std::string pdir = join_path(dir, entry);
-      FileContent num = read_file(join_path(pdir, "partition"), kMaxAttrBytes);
+      FileContent num = dir.read_file(entry + "/partition", kMaxAttrBytes);
       if (!num.ok() || !parse_u64(num.data)) continue;
       PartitionRow p{entry, dev, std::to_string(*parse_u64(num.data)), std::nullopt, std::nullopt};
-      FileContent start = read_file(join_path(pdir, "start"), kMaxAttrBytes);
+      FileContent start = dir.read_file(entry + "/start", kMaxAttrBytes);
       if (start.ok()) p.start_bytes = scale_u64(parse_u64(start.data), 512);
-      FileContent size = read_file(join_path(pdir, "size"), kMaxAttrBytes);
+      FileContent size = dir.read_file(entry + "/size", kMaxAttrBytes);
       if (size.ok()) p.size_bytes = scale_u64(parse_u64(size.data), 512);
       partitions.push_back(std::move(p));
     }
@@ -179,6 +304,7 @@ std::optional<std::string> QueueCollector::collect(Families& out) {
   {
     std::lock_guard lock(mu_);
     std::erase_if(cache_, [&](const auto& kv) { return !present.count(kv.first); });
+    std::erase_if(held_, [&](const auto& kv) { return !present.count(kv.first); });
   }
 
   for (const Gauge& g : kGauges) {
@@ -202,7 +328,8 @@ std::optional<std::string> QueueCollector::collect(Families& out) {
   }
 
   if (!rows.empty()) {
-    StableNames names = read_stable_names(paths_.devfs);
+    std::shared_ptr<const StableNames> names_ptr = stable_names();
+    const StableNames& names = *names_ptr;
     auto& info = add_family(out, "diskperf_disk_info",
                             "Device facts as labels: active scheduler (queue/scheduler), write_cache, model, "
                             "vendor, wwid, Azure LUN (/dev/disk/azure/scsi1/lunN) and /dev/disk/by-id names "

@@ -12,6 +12,7 @@
 
 #include "daemon/basic_auth.h"
 #include "daemon/exposition.h"
+#include "daemon/process_setup.h"
 #include "daemon/tls.h"
 
 namespace diskperf {
@@ -115,6 +116,7 @@ class MetricsHandler final : public GuardedHandler {
       spdlog::error("scrape failed: {}", e.what());
       send(ctx(), conn, 500, "Internal Server Error", "text/plain; charset=utf-8", std::string(e.what()) + "\n");
     }
+    release_free_memory();
     return true;
   }
 

@@ -17,6 +17,7 @@
 #include "daemon/gatherer.h"
 #include "daemon/http_server.h"
 #include "daemon/logging.h"
+#include "daemon/process_setup.h"
 #include "daemon/probe_command.h"
 #include "daemon/reloader.h"
 #include "daemon/systemd_notify.h"
@@ -81,6 +82,8 @@ int main(int argc, char** argv) {
   for (int s : {SIGINT, SIGTERM, SIGHUP}) sigaddset(&set, s);
   pthread_sigmask(SIG_BLOCK, &set, nullptr);
   signal(SIGPIPE, SIG_IGN);
+  configure_allocator();
+  raise_open_files_limit();
 
   ParsedCommandLine cl = parse_command_line(argc, argv);
   if (!cl.options) return cl.exit_code;

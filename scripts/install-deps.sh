@@ -2,6 +2,7 @@
 # Installs the Debian 12 packages diskperf_exporter needs that are missing.
 #   scripts/install-deps.sh         build and run
 #   scripts/install-deps.sh --test  also what the tests need
+#   scripts/install-deps.sh --bench also what bench/ needs (not CI)
 set -euo pipefail
 
 build_pkgs=(build-essential cmake pkg-config git prometheus-cpp-dev libcivetweb-dev zlib1g-dev
@@ -9,9 +10,11 @@ build_pkgs=(build-essential cmake pkg-config git prometheus-cpp-dev libcivetweb-
   libdevmapper-dev nlohmann-json3-dev)
 test_pkgs=(catch2 curl util-linux bsdutils iproute2 fio prometheus systemd openssl
   clang libclang-rt-14-dev)  # clang, libclang-rt: libFuzzer targets (tests/fuzz/run.sh)
+bench_pkgs=(prometheus-node-exporter python3 linux-perf)
 
 want=("${build_pkgs[@]}")
 [ "${1:-}" = "--test" ] && want+=("${test_pkgs[@]}")
+[ "${1:-}" = "--bench" ] && want+=("${test_pkgs[@]}" "${bench_pkgs[@]}")
 
 missing=()
 for p in "${want[@]}"; do

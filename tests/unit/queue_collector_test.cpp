@@ -1,6 +1,8 @@
 #include <catch2/catch.hpp>
 
+#include <chrono>
 #include <filesystem>
+#include <thread>
 
 #include "collectors/queue_collector.h"
 #include "sysfs_test_helpers.h"
@@ -185,4 +187,50 @@ TEST_CASE("queue: an unreadable /sys/block fails the collector; an empty one doe
   QueueCollector e(p, all());
   CHECK_FALSE(e.collect(out));
   CHECK(out.empty());
+}
+
+TEST_CASE("queue: held attribute files follow a replaced device directory and files that appear", "[queue]") {
+  TempDir tmp;
+  HostPaths p = copy_fixture("azure", tmp);
+  QueueCollector c(p, all());
+  Families fs = collect(c);
+  CHECK(value(fs, "diskperf_disk_nr_requests", {{"device", "sdd"}}) == 254);
+  CHECK_FALSE(value(fs, "diskperf_disk_queue_depth", {{"device", "dm-0"}}));
+  // The device goes away and comes back with new settings: a new directory (new inode) with the
+  // same name, while the old one still exists elsewhere (descriptors held on it must not be used).
+  const std::filesystem::path sdd = std::filesystem::canonical(std::filesystem::path(p.sysfs) / "block/sdd");
+  const std::filesystem::path old = tmp.path / "old_sdd";
+  std::filesystem::rename(sdd, old);
+  std::filesystem::copy(old, sdd, std::filesystem::copy_options::recursive |
+                                      std::filesystem::copy_options::copy_symlinks);
+  tmp.write(std::filesystem::relative(sdd / "queue/nr_requests", tmp.path).string(), "64\n");
+  // A live attribute that was absent appears (retried at every scrape).
+  tmp.write("sys/devices/virtual/block/dm-0/device/queue_depth", "16\n");
+  fs = collect(c);
+  CHECK(value(fs, "diskperf_disk_nr_requests", {{"device", "sdd"}}) == 64);
+  CHECK(value(fs, "diskperf_disk_queue_depth", {{"device", "dm-0"}}) == 16);
+  // In-place rewrites are seen through the held descriptors.
+  tmp.write(std::filesystem::relative(sdd / "inflight", tmp.path).string(), "       7        2\n");
+  fs = collect(c);
+  CHECK(value(fs, "diskperf_disk_inflight_requests", {{"device", "sdd"}, {"op", "read"}}) == 7);
+  CHECK(value(fs, "diskperf_disk_inflight_requests", {{"device", "sdd"}, {"op", "write"}}) == 2);
+}
+
+TEST_CASE("queue: /dev/disk links are read again when their directory changes", "[queue][slow]") {
+  TempDir tmp;
+  HostPaths p = copy_fixture("azure", tmp);
+  // Directories changed in the last 2 s are never cached; wait so this one is.
+  std::this_thread::sleep_for(std::chrono::milliseconds(3100));
+  QueueCollector c(p, all());
+  collect(c);
+  Families fs = collect(c);  // from the cache
+  CHECK(labels_of(fs, "diskperf_disk_info", "device", "sdc").at("azure_lun") == "0");
+  const std::string by_id = labels_of(fs, "diskperf_disk_info", "device", "sdc").at("by_id");
+  std::filesystem::create_symlink("../../sdc", tmp.path / "dev/disk/by-id/scsi-new-link");
+  std::filesystem::remove(tmp.path / "dev/disk/azure/scsi1/lun0");
+  fs = collect(c);
+  CHECK(by_id == "scsi-3600224800e9b1c3a1d6f2e4b9c7a5d30,wwn-0x600224800e9b1c3a1d6f2e4b9c7a5d30");
+  CHECK(labels_of(fs, "diskperf_disk_info", "device", "sdc").at("by_id") ==
+        "scsi-3600224800e9b1c3a1d6f2e4b9c7a5d30,scsi-new-link,wwn-0x600224800e9b1c3a1d6f2e4b9c7a5d30");
+  CHECK(labels_of(fs, "diskperf_disk_info", "device", "sdc").at("azure_lun") == "");
 }

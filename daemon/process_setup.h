@@ -1,0 +1,26 @@
+#pragma once
+// Process-wide settings made once at start, and memory release after scrapes.
+//
+// Keeps the daemon's resident memory at its steady-state size between
+// scrapes. A scrape of a large host builds tens of thousands of series
+// (megabytes of short-lived allocations) on whichever HTTP worker thread
+// serves it; glibc gives each thread its own arena and keeps freed memory
+// there, so without this the RSS grows to (peak of one scrape) x (threads).
+
+namespace diskperf {
+
+/// Call once at start, before threads exist: caps glibc malloc arenas at 2
+/// (mallopt M_ARENA_MAX), so scrapes on different worker threads reuse the
+/// same memory.
+void configure_allocator();
+
+/// Raises the soft RLIMIT_NOFILE to the hard limit (as Go programs such as
+/// node_exporter do at start): the queue collector keeps sysfs attribute
+/// files open between scrapes, within half of the soft limit.
+void raise_open_files_limit();
+
+/// Returns freed heap memory to the kernel (glibc malloc_trim(0)). Called
+/// after each scrape has been sent; costs well under a millisecond.
+void release_free_memory();
+
+}  // namespace diskperf

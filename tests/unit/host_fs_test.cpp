@@ -1,0 +1,96 @@
+// HostDir (openat-relative reads) must behave as the path-based functions do,
+// and read_open_file must see a file rewritten in place (issue 9).
+#include <catch2/catch.hpp>
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <filesystem>
+
+#include "collectors/host_fs.h"
+#include "test_helpers.h"
+
+using namespace diskperf;
+using namespace diskperf::test;
+
+namespace {
+std::vector<std::string> sorted(std::vector<std::string> v) {
+  std::sort(v.begin(), v.end());
+  return v;
+}
+}  // namespace
+
+TEST_CASE("host_fs: HostDir reads, lists and follows links as the path functions do", "[host_fs]") {
+  TempDir tmp;
+  tmp.write("dev/sdc/queue/nr_requests", "254\n");
+  tmp.write("dev/sdc/size", "2048\n");
+  tmp.write("dev/sdc/big", std::string(5000, 'x'));
+  std::filesystem::create_directory_symlink(tmp.path / "dev/sdc", tmp.path / "block_sdc");
+  std::filesystem::create_symlink("../../devices/sdc", tmp.path / "dev/sdc/link");
+  const std::string root = (tmp.path / "block_sdc").string();
+  HostDir dir(root);
+  REQUIRE(dir.ok());
+  CHECK(dir.open_status() == ReadStatus::ok);
+  CHECK(dir.read_file("queue/nr_requests").data == "254\n");
+  CHECK(dir.read_file("queue/nr_requests").data == read_file(root + "/queue/nr_requests").data);
+  FileContent missing = dir.read_file("queue/nope");
+  CHECK(missing.status == ReadStatus::absent);
+  CHECK(missing.error == read_file(root + "/queue/nope").error);
+  CHECK(missing.error == "open " + root + "/queue/nope: No such file or directory");
+  FileContent big = dir.read_file("big", 4096);
+  CHECK(big.status == ReadStatus::too_large);
+  CHECK(big.error == read_file(root + "/big", 4096).error);
+  CHECK(dir.read_file("big", 5000).data.size() == 5000);
+  CHECK(dir.exists("size") == ReadStatus::ok);
+  CHECK(dir.exists("nope") == ReadStatus::absent);
+  CHECK(sorted(dir.list_dir()) == sorted(list_dir(root)));
+  CHECK(sorted(dir.list_dir()) == std::vector<std::string>{"big", "link", "queue", "size"});
+  CHECK(sorted(dir.list_dir()) == sorted(dir.list_dir()));  // listing itself twice starts over
+  CHECK(dir.list_dir("queue") == std::vector<std::string>{"nr_requests"});
+  ReadStatus st = ReadStatus::ok;
+  CHECK(dir.list_dir("nope", &st).empty());
+  CHECK(st == ReadStatus::absent);
+  CHECK(dir.read_link("link") == "../../devices/sdc");
+  CHECK(dir.read_link("size").empty());
+  HostDir queue(dir, "queue");
+  CHECK(queue.path() == root + "/queue");
+  CHECK(queue.read_file("nr_requests").data == "254\n");
+}
+
+TEST_CASE("host_fs: a HostDir that cannot be opened fails every call like the path functions", "[host_fs]") {
+  TempDir tmp;
+  const std::string root = (tmp.path / "gone").string();
+  HostDir dir(root);
+  CHECK_FALSE(dir.ok());
+  CHECK(dir.open_status() == ReadStatus::absent);
+  FileContent f = dir.read_file("dev");
+  CHECK(f.status == ReadStatus::absent);
+  CHECK(f.error == read_file(root + "/dev").error);
+  CHECK(dir.exists("dev") == ReadStatus::absent);
+  ReadStatus st = ReadStatus::ok;
+  CHECK(dir.list_dir("", &st).empty());
+  CHECK(st == ReadStatus::absent);
+  CHECK(dir.read_link("x").empty());
+  HostDir child(dir, "queue");
+  CHECK_FALSE(child.ok());
+  CHECK(child.read_file("nr_requests").status == ReadStatus::absent);
+}
+
+TEST_CASE("host_fs: read_open_file reads from the start each time and sees in-place rewrites", "[host_fs]") {
+  TempDir tmp;
+  tmp.write("inflight", "       3        1\n");
+  HostDir dir(tmp.str());
+  int fd = dir.open_file("inflight");
+  REQUIRE(fd >= 0);
+  CHECK(read_open_file(fd, "inflight").data == "       3        1\n");
+  CHECK(read_open_file(fd, "inflight").data == "       3        1\n");
+  tmp.write("inflight", "0 0\n");  // truncates and rewrites the same inode
+  CHECK(read_open_file(fd, "inflight").data == "0 0\n");
+  tmp.write("inflight", std::string(5000, '7'));
+  FileContent big = read_open_file(fd, "inflight", 4096);
+  CHECK(big.status == ReadStatus::too_large);
+  CHECK(big.error == "read inflight: larger than 4096 bytes");
+  ::close(fd);
+  CHECK(dir.open_file("nope") == -1);
+}
