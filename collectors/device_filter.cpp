@@ -9,6 +9,10 @@ DeviceFilter::DeviceFilter(std::optional<std::string> include, std::optional<std
 }
 
 bool DeviceFilter::accepts(const std::string& device) const {
+  // Kernel disk names are at most 31 characters (DISK_NAME_LEN); a longer one
+  // comes from a crafted tree, and std::regex's recursive matcher could
+  // overflow the stack on it.
+  if (device.size() > kMaxDeviceName) return false;
   {
     std::lock_guard lock(mu_);
     if (auto it = memo_.find(device); it != memo_.end()) return it->second;

@@ -21,7 +21,12 @@ inline constexpr const char* kDefaultDeviceExclude =
 /// `--collector.diskstats.device-include=^loop` shows loop devices.
 /// Regexes are ECMAScript (std::regex), matched against the whole kernel
 /// name with regex_search (anchor with ^ and $ as node_exporter users do).
-/// Decisions are memoised per name; thread-safe.
+/// Decisions are memoised per name; thread-safe. Names longer than
+/// kMaxDeviceName are never accepted.
+/// Longest device name a filter accepts: the kernel's DISK_NAME_LEN is 32
+/// (with the NUL), so real names are far shorter.
+inline constexpr std::size_t kMaxDeviceName = 128;
+
 class DeviceFilter {
  public:
   /// Throws std::regex_error on an invalid pattern.

@@ -2,11 +2,13 @@
 
 #include <array>
 #include <charconv>
+#include <unordered_set>
 
 namespace diskperf {
 namespace {
 
 constexpr std::size_t kMaxFields = 17;  // fields this parser understands
+constexpr std::size_t kMaxDeviceNameLength = 128;  // kernel names are under 32 bytes
 
 bool is_space(char c) { return c == ' ' || c == '\t' || c == '\r'; }
 
@@ -42,6 +44,10 @@ std::optional<std::string> parse_line(std::string_view line, DiskstatsEntry& e) 
     return "unexpected number of statistics fields: " + std::to_string(fields);
   }
   if (!parse_uint(tok[0], e.major) || !parse_uint(tok[1], e.minor)) return "bad major/minor number";
+  if (tok[2].size() > kMaxDeviceNameLength) return "device name longer than 128 bytes";
+  for (char c : tok[2]) {
+    if (c < 0x21 || c > 0x7e) return "device name is not printable ASCII";
+  }
   e.device.assign(tok[2]);
   e.field_count = fields;
   std::array<std::uint64_t, kMaxFields> v{};
@@ -65,6 +71,7 @@ std::optional<std::string> parse_line(std::string_view line, DiskstatsEntry& e) 
 
 DiskstatsParse parse_diskstats(std::string_view text) {
   DiskstatsParse out;
+  std::unordered_set<std::string> seen;
   std::size_t line_no = 0;
   while (!text.empty()) {
     ++line_no;
@@ -81,6 +88,10 @@ DiskstatsParse parse_diskstats(std::string_view text) {
     DiskstatsEntry e;
     if (auto err = parse_line(line, e)) {
       out.rejected.push_back({line_no, std::move(*err)});
+      continue;
+    }
+    if (!seen.insert(e.device).second) {  // two series with one label set would fail the scrape
+      out.rejected.push_back({line_no, "duplicate device " + e.device});
       continue;
     }
     out.entries.push_back(std::move(e));

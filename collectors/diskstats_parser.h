@@ -83,8 +83,9 @@ struct DiskstatsParse {
 
 /// Parses the whole text of /proc/diskstats. Never throws. A malformed line
 /// (too few fields, a field count no kernel printed (5-10, 12-14, 16), a
-/// non-numeric or out-of-range number, or a last line without its newline,
-/// i.e. a truncated read) is skipped and listed in `rejected`; other lines
+/// non-numeric or out-of-range number, a device name that is not printable
+/// ASCII or longer than 128 bytes, a device already listed, or a last line
+/// without its newline, i.e. a truncated read) is skipped and listed in `rejected`; other lines
 /// are unaffected. Blank lines are ignored.
 DiskstatsParse parse_diskstats(std::string_view text);
 

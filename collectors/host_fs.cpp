@@ -2,6 +2,7 @@
 
 #include <dirent.h>
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -25,6 +26,20 @@ ReadStatus classify_errno(int err) {
 }
 
 namespace {
+
+// procfs and sysfs attributes are regular files; anything else (a FIFO, a
+// device such as /dev/zero, a socket) is refused without reading it.
+bool is_regular(int fd) {
+  struct stat st {};
+  return ::fstat(fd, &st) == 0 && S_ISREG(st.st_mode);
+}
+
+FileContent not_regular(const std::string& path) {
+  FileContent out;
+  out.status = ReadStatus::other;
+  out.error = "read " + path + ": not a regular file";
+  return out;
+}
 
 FileContent failure(const char* what, const std::string& path, int err) {
   FileContent out;
@@ -76,8 +91,13 @@ std::string join_path(std::string_view root, std::string_view rel) {
 }
 
 FileContent read_file(const std::string& path, std::size_t max_bytes) {
-  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOCTTY);
+  // O_NONBLOCK: a FIFO planted where a file should be must not block the scrape.
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
   if (fd < 0) return failure("open", path, errno);
+  if (!is_regular(fd)) {
+    ::close(fd);
+    return not_regular(path);
+  }
   FileContent out;
   std::size_t chunk = 4096;
   for (;;) {
@@ -206,11 +226,19 @@ int HostDir::open_file(std::string_view rel) const {
     errno = ENAMETOOLONG;
     return -1;
   }
-  return ::openat(fd_, p.buf, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+  // O_NONBLOCK: a FIFO planted where a file should be must not block the scrape.
+  int fd = ::openat(fd_, p.buf, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+  if (fd >= 0 && !is_regular(fd)) {
+    ::close(fd);
+    errno = EINVAL;  // reported as "not a regular file" by read_file
+    return -1;
+  }
+  return fd;
 }
 
 FileContent HostDir::read_file(std::string_view rel, std::size_t max_bytes) const {
   int fd = open_file(rel);
+  if (fd < 0 && errno == EINVAL) return not_regular(join_path(path_, rel));
   if (fd < 0) return failure("open", join_path(path_, rel), errno);
   FileContent out = read_small(fd, max_bytes, [&] { return join_path(path_, rel); });
   ::close(fd);

@@ -25,7 +25,8 @@ bool same(const struct stat& a, const struct stat& b) {
 }  // namespace
 
 RewrittenFileRead read_rewritten_file(const std::string& path, std::size_t max_bytes) {
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOCTTY);
+  // O_NONBLOCK: a FIFO at this path must not block the scrape (refused below).
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
   if (fd < 0) return failure("open", path, errno);
   struct stat before {};
   if (::fstat(fd, &before) != 0) {

@@ -108,6 +108,10 @@ VolumeScan read_volumes(const HostPaths& paths) {
 }
 
 std::set<std::string> leaf_disks(const std::map<std::string, VolumeInfo>& volumes, const std::string& device) {
+  // Each volume is expanded once: a stack is a DAG whose leaves are the union
+  // of its members' leaves, and a crafted loop or fan-out in slaves/ must not
+  // make this exponential.
+  std::set<std::string> expanded;
   std::function<void(const std::string&, int, std::set<std::string>&)> leaves =
       [&](const std::string& dev, int depth, std::set<std::string>& acc) {
         auto it = volumes.find(dev);
@@ -115,6 +119,7 @@ std::set<std::string> leaf_disks(const std::map<std::string, VolumeInfo>& volume
           acc.insert(dev);
           return;
         }
+        if (!expanded.insert(dev).second) return;
         for (const VolumeMember& m : it->second.members) {
           if (volumes.count(m.name) && m.name != dev) {
             leaves(m.name, depth + 1, acc);

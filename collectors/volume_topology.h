@@ -41,7 +41,8 @@ struct VolumeScan {
 VolumeScan read_volumes(const HostPaths& paths);
 
 /// The whole disks at the bottom of `device`'s stack (members followed level by level through
-/// other volumes, at most 16 levels); {device} itself when it is not a volume.
+/// other volumes, at most 16 levels, each volume expanded once, so loops and fan-out in slaves/
+/// stay linear); {device} itself when it is not a volume.
 std::set<std::string> leaf_disks(const std::map<std::string, VolumeInfo>& volumes, const std::string& device);
 
 }  // namespace diskperf

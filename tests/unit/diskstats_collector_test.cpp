@@ -1,3 +1,5 @@
+#include <sys/stat.h>
+
 #include <catch2/catch.hpp>
 
 #include "collectors/diskstats_collector.h"
@@ -134,4 +136,20 @@ TEST_CASE("diskstats collector: 5,000 devices in one read", "[diskstats]") {
   auto fs = collect_from(root.str());
   CHECK(diskperf::test::family(fs, "diskperf_disk_reads_completed_total")->metric.size() == 5000);
   CHECK(sample(fs, "diskperf_disk_reads_completed_total", "device", "dm-4321") == 7);
+}
+
+TEST_CASE("device filter never accepts an over-long name (no regex stack overflow)", "[diskstats][bad-input]") {
+  DeviceFilter f(std::nullopt, std::nullopt);
+  CHECK_FALSE(f.accepts(std::string(30000, 'a')));
+  CHECK(f.accepts(std::string(128, 'a')));
+}
+
+TEST_CASE("a FIFO where a file should be is refused at once", "[diskstats][bad-input]") {
+  diskperf::test::TempDir root;
+  REQUIRE(::mkfifo((root.path / "diskstats").c_str(), 0600) == 0);
+  FileContent f = read_file(root.str() + "/diskstats");  // would block forever without O_NONBLOCK
+  CHECK(f.status == ReadStatus::other);
+  CHECK(f.error == "read " + root.str() + "/diskstats: not a regular file");
+  HostDir dir(root.str());
+  CHECK(dir.read_file("diskstats").error == "read " + root.str() + "/diskstats: not a regular file");
 }

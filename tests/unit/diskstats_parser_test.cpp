@@ -176,3 +176,20 @@ TEST_CASE("diskstats bad input is skipped line by line", "[diskstats][bad-input]
     CHECK(p.entries[4999].io->reads_completed == 4999);
   }
 }
+
+TEST_CASE("diskstats rejects unprintable, over-long and duplicate device names", "[diskstats][bad-input]") {
+  auto p = parse_diskstats(
+      "8 0 sda 1 2 3 4 5 6 7 8 9 10 11\n"
+      "8 1 sd\xff\xfe 1 2 3 4 5 6 7 8 9 10 11\n"
+      "8 0 sda 9 2 3 4 5 6 7 8 9 10 11\n"
+      "8 2 " + std::string(400, 'a') + " 1 2 3 4 5 6 7 8 9 10 11\n"
+      "8 3 sdb 1 2 3 4 5 6 7 8 9 10 11\n");
+  REQUIRE(p.entries.size() == 2);
+  CHECK(p.entries[0].device == "sda");
+  CHECK(p.entries[0].io->reads_completed == 1);  // the first line wins
+  CHECK(p.entries[1].device == "sdb");
+  REQUIRE(p.rejected.size() == 3);
+  CHECK(p.rejected[0].reason == "device name is not printable ASCII");
+  CHECK(p.rejected[1].reason == "duplicate device sda");
+  CHECK(p.rejected[2].reason == "device name longer than 128 bytes");
+}

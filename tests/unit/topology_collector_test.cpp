@@ -1,8 +1,11 @@
 #include <catch2/catch.hpp>
 
+#include <chrono>
 #include <filesystem>
+#include <set>
 
 #include "collectors/topology_collector.h"
+#include "collectors/volume_topology.h"
 #include "sysfs_test_helpers.h"
 
 using namespace diskperf;
@@ -151,4 +154,22 @@ TEST_CASE("topology: vanished members and volumes, filters, unreadable /sys/bloc
   auto err = broken.collect(out);
   REQUIRE(err);
   CHECK(*err == "list /nonexistent/sys/block: cannot read directory");
+}
+
+TEST_CASE("leaf disks of a crafted slaves/ clique stay linear", "[topology][bad-input]") {
+  // Five dm devices each listing the other four, plus sdz under dm-0: before,
+  // this took minutes (16 levels of 4-way recursion); each volume is now
+  // expanded once.
+  std::map<std::string, VolumeInfo> volumes;
+  for (int i = 0; i < 5; ++i) {
+    VolumeInfo v;
+    v.device = "dm-" + std::to_string(i);
+    for (int j = 0; j < 5; ++j)
+      if (j != i) v.members.push_back({"dm-" + std::to_string(j), "dm-" + std::to_string(j)});
+    volumes[v.device] = v;
+  }
+  volumes["dm-0"].members.push_back({"sdz", "sdz"});
+  auto start = std::chrono::steady_clock::now();
+  for (int i = 0; i < 5; ++i) CHECK(leaf_disks(volumes, "dm-" + std::to_string(i)) == std::set<std::string>{"sdz"});
+  CHECK(std::chrono::steady_clock::now() - start < std::chrono::seconds(1));
 }
