@@ -1,6 +1,9 @@
 #include "config/web_config.h"
 
+#include <cctype>
+#include <cstdlib>
 #include <set>
+#include <string_view>
 
 #include <yaml-cpp/yaml.h>
 
@@ -35,6 +38,27 @@ struct Errors {
     return out;
   }
 };
+
+// RFC 9110 token: the characters a header name may have.
+bool is_http_token(const std::string& s) {
+  if (s.empty()) return false;
+  for (unsigned char c : s) {
+    if (std::isalnum(c)) continue;
+    if (std::string_view("!#$%&'*+-.^_`|~").find(static_cast<char>(c)) == std::string_view::npos) return false;
+  }
+  return true;
+}
+
+// Headers that frame the response or answer authentication: only the server sets them.
+bool is_framing_header(const std::string& name) {
+  static const char* const kReserved[] = {"content-length", "content-type", "content-encoding", "transfer-encoding",
+                                          "connection", "www-authenticate", "cache-control", "keep-alive"};
+  std::string lower;
+  for (unsigned char c : name) lower.push_back(static_cast<char>(std::tolower(c)));
+  for (const char* r : kReserved)
+    if (lower == r) return true;
+  return false;
+}
 
 }  // namespace
 
@@ -93,8 +117,10 @@ WebConfigResult parse_web_config(std::string_view text) {
       if (err.map_with(h, "http_server_config", {"headers"}) && h["headers"]) {
         cfg.headers = err.string_map(h["headers"], "http_server_config.headers");
         for (const auto& [k, v] : cfg.headers) {
-          if (k.find_first_of("\r\n:") != std::string::npos || v.find_first_of("\r\n") != std::string::npos)
+          if (!is_http_token(k) || v.find_first_of("\r\n") != std::string::npos)
             err.add(h["headers"], "http_server_config.headers." + k + " has a forbidden character");
+          else if (is_framing_header(k))
+            err.add(h["headers"], "http_server_config.headers." + k + " is set by the server and cannot be configured");
         }
       }
     }
@@ -104,6 +130,11 @@ WebConfigResult parse_web_config(std::string_view text) {
         if (!(hash.rfind("$2a$", 0) == 0 || hash.rfind("$2b$", 0) == 0 || hash.rfind("$2y$", 0) == 0) ||
             hash.size() != 60) {
           err.add(u[user], "basic_auth_users." + user + " is not a bcrypt hash ($2y$..., 60 characters)");
+        } else if (int cost = std::atoi(hash.substr(4, 2).c_str()); !std::isdigit(static_cast<unsigned char>(hash[4])) ||
+                   !std::isdigit(static_cast<unsigned char>(hash[5])) || hash[6] != '$' || cost < 4 || cost > 17) {
+          // crypt_r fails on costs outside 4-31, and each step doubles the time of every login:
+          // cost 17 already takes seconds.
+          err.add(u[user], "basic_auth_users." + user + " has a bcrypt cost outside 4-17");
         }
         if (user.find(':') != std::string::npos) err.add(u, "basic_auth_users: user name '" + user + "' contains ':'");
       }

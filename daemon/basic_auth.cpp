@@ -47,7 +47,12 @@ bool BasicAuth::check(const char* header) const {
   std::string user = plain.substr(0, colon);
   std::string pass = plain.substr(colon + 1);
   auto it = users_.find(user);
-  if (it == users_.end()) return false;
+  if (it == users_.end()) {
+    // Spend a bcrypt check all the same, so that the answer time does not tell which users exist.
+    auto data = std::make_unique<crypt_data>();
+    crypt_r(pass.c_str(), users_.begin()->second.c_str(), data.get());
+    return false;
+  }
   std::string key = sha256(user + std::string(1, '\0') + pass);
   {
     std::lock_guard lock(mu_);

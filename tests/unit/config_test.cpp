@@ -1,6 +1,7 @@
 #include <catch2/catch.hpp>
 
 #include "config/config.h"
+#include "config/web_config.h"
 
 using namespace diskperf;
 
@@ -58,4 +59,21 @@ TEST_CASE("config: collectors.azure.perfcounters_file", "[config][azure]") {
   REQUIRE(list.errors.size() == 1);
   CHECK(list.errors[0].line == 3);
   CHECK(list.errors[0].message == "collectors.azure.perfcounters_file must be a string (a file path, or '' to disable)");
+}
+
+TEST_CASE("web config: header names, reserved headers and bcrypt costs", "[config][bad-input]") {
+  auto bad = parse_web_config(
+      "http_server_config:\n  headers:\n    \"\": x\n    Content-Length: \"0\"\n    X-Frame-Options: deny\n"
+      "basic_auth_users:\n  alice: $2y$99$abcdefghijklmnopqrstuvabcdefghijklmnopqrstuvwxyz01234\n");
+  CHECK_FALSE(bad.config);
+  std::string all;
+  for (const auto& e : bad.errors) all += e.message + "\n";
+  CHECK(all.find("http_server_config.headers. has a forbidden character") != std::string::npos);
+  CHECK(all.find("http_server_config.headers.Content-Length is set by the server") != std::string::npos);
+  CHECK(all.find("basic_auth_users.alice has a bcrypt cost outside 4-17") != std::string::npos);
+  CHECK(bad.errors.size() == 3);
+  auto good = parse_web_config(
+      "http_server_config:\n  headers:\n    X-Frame-Options: deny\n"
+      "basic_auth_users:\n  alice: $2y$10$abcdefghijklmnopqrstuvabcdefghijklmnopqrstuvwxyz01234\n");
+  CHECK(good.errors.empty());
 }
