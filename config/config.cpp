@@ -173,7 +173,7 @@ std::optional<ProbeJob> parse_probe(const YAML::Node& n, Validator& v, std::set<
   if (n["runtime"] && job.runtime.count() <= 0) v.error(n["runtime"], where("runtime") + " must be > 0");
   if (job.number_ios) job.runtime = std::chrono::nanoseconds(0);
   if (auto r = number("rate_iops")) {
-    if (*r <= 0) v.error(n["rate_iops"], where("rate_iops") + " must be > 0");
+    if (!(std::isfinite(*r) && *r > 0)) v.error(n["rate_iops"], where("rate_iops") + " must be a positive finite number");
     job.rate_iops = *r;
   }
   duration("interval", job.interval);

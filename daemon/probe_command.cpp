@@ -1,5 +1,7 @@
 #include "daemon/probe_command.h"
 
+#include <cmath>
+
 #include <ostream>
 
 #include "probes/probe_report.h"
@@ -25,6 +27,8 @@ std::optional<ProbeJob> probe_job_from_options(const ProbeCommandOptions& o, std
   else if (!timeout || timeout->count() <= 0) error = "--timeout: '" + o.timeout + "' is not a positive duration";
   else if (!offset) error = "--offset: '" + o.offset + "' is not a size";
   else if (!size) error = "--size: '" + o.size + "' is not a size";
+  else if (o.rate_iops && !(std::isfinite(*o.rate_iops) && *o.rate_iops > 0))
+    error = "--rate-iops must be a positive finite number";
   if (!error.empty()) return std::nullopt;
   job.rw = *rw;
   job.bs = *bs;

@@ -163,7 +163,8 @@ std::vector<std::string> check_job_against_target(const ProbeJob& job, const Tar
                    std::to_string(t.logical_block_size) + " bytes)");
   const std::uint64_t tsize = t.kind == TargetKind::directory ? job.file_size : t.size;
   const Region r = job_region(job, tsize);
-  if (job.offset + job.size > tsize || r.size < job.bs)
+  // Overflow-safe form of offset + size > tsize.
+  if (job.offset > tsize || job.size > tsize - job.offset || r.size < job.bs)
     errs.push_back(who + "region offset=" + std::to_string(job.offset) + " size=" + std::to_string(r.size) +
                    " does not fit in " + job.target + " (" + std::to_string(tsize) + " bytes) with bs=" +
                    std::to_string(job.bs));

@@ -85,7 +85,9 @@ TEST_CASE("probe config: each validation error", "[config][probe][bad-input]") {
   CHECK(has(one_error("    target: /dev/sdc\n    timeout: soon\n"), "timeout 'soon' is not a duration"));
   CHECK(has(one_error("    target: /dev/sdc\n    rw: read\n    rwmixread: 70\n"), "needs rw: randrw"));
   CHECK(has(one_error("    target: /data\n    rw: randrw\n    rwmixread: 170\n"), "must be a percentage"));
-  CHECK(has(one_error("    target: /dev/sdc\n    rate_iops: 0\n"), "rate_iops must be > 0"));
+  CHECK(has(one_error("    target: /dev/sdc\n    rate_iops: 0\n"), "rate_iops must be a positive finite number"));
+  CHECK(has(one_error("    target: /dev/sdc\n    rate_iops: .nan\n"), "rate_iops '.nan' is not a number"));
+  CHECK(has(one_error("    target: /dev/sdc\n    rate_iops: .inf\n"), "rate_iops '.inf' is not a number"));
   CHECK(has(one_error("    target: /dev/sdc\n    jitter: 2m\n"), "jitter must not exceed interval"));
   CHECK(has(one_error("    target: /dev/sdc\n    colour: red\n"), "unknown key 'colour' in a probe"));
   CHECK(has(one_error("    target: /dev/sdc\n    bs: 8k\n    size: 4k\n"), "size is smaller than bs"));
@@ -122,6 +124,13 @@ TEST_CASE("probe safety: a job checked against its target", "[probe][safety]") {
   big.offset = 32ull << 20;
   big.size = 64ull << 20;  // region ends 32 MiB past the device's end
   e = check_job_against_target(big, dev);
+  REQUIRE(e.size() == 1);
+  CHECK(e[0].find("does not fit in /dev/x (67108864 bytes)") != std::string::npos);
+
+  ProbeJob wrap = job;  // offset + size wraps around 2^64 to 0: still refused
+  wrap.offset = 1ull << 63;
+  wrap.size = 1ull << 63;
+  e = check_job_against_target(wrap, dev);
   REQUIRE(e.size() == 1);
   CHECK(e[0].find("does not fit in /dev/x (67108864 bytes)") != std::string::npos);
 
