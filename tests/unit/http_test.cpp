@@ -17,8 +17,8 @@ using namespace diskperf;
 
 namespace {
 
-// Minimal HTTP/1.0 client for tests: returns the raw response.
-std::string http_get(int port, const std::string& path, const std::string& headers = "") {
+// Minimal HTTP/1.0 client for tests: sends one request, returns the raw response.
+std::string http_request(int port, const std::string& request) {
   int fd = ::socket(AF_INET, SOCK_STREAM, 0);
   REQUIRE(fd >= 0);
   sockaddr_in a{};
@@ -26,14 +26,17 @@ std::string http_get(int port, const std::string& path, const std::string& heade
   a.sin_port = htons(static_cast<uint16_t>(port));
   a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
   REQUIRE(::connect(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) == 0);
-  std::string req = "GET " + path + " HTTP/1.0\r\nHost: 127.0.0.1\r\n" + headers + "\r\n";
-  REQUIRE(::write(fd, req.data(), req.size()) == static_cast<ssize_t>(req.size()));
+  REQUIRE(::write(fd, request.data(), request.size()) == static_cast<ssize_t>(request.size()));
   std::string resp;
   char buf[8192];
   ssize_t n;
   while ((n = ::read(fd, buf, sizeof buf)) > 0) resp.append(buf, static_cast<std::size_t>(n));
   ::close(fd);
   return resp;
+}
+
+std::string http_get(int port, const std::string& path, const std::string& headers = "") {
+  return http_request(port, "GET " + path + " HTTP/1.0\r\nHost: 127.0.0.1\r\n" + headers + "\r\n");
 }
 
 std::string body(const std::string& resp) { return resp.substr(resp.find("\r\n\r\n") + 4); }
@@ -82,21 +85,7 @@ class DeepRegexCollector final : public Collector {
 };
 
 std::string http_post(int port, const std::string& path) {
-  int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-  REQUIRE(fd >= 0);
-  sockaddr_in a{};
-  a.sin_family = AF_INET;
-  a.sin_port = htons(static_cast<uint16_t>(port));
-  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  REQUIRE(::connect(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) == 0);
-  std::string req = "POST " + path + " HTTP/1.0\r\nHost: 127.0.0.1\r\nContent-Length: 0\r\n\r\n";
-  REQUIRE(::write(fd, req.data(), req.size()) == static_cast<ssize_t>(req.size()));
-  std::string resp;
-  char buf[8192];
-  ssize_t n;
-  while ((n = ::read(fd, buf, sizeof buf)) > 0) resp.append(buf, static_cast<std::size_t>(n));
-  ::close(fd);
-  return resp;
+  return http_request(port, "POST " + path + " HTTP/1.0\r\nHost: 127.0.0.1\r\nContent-Length: 0\r\n\r\n");
 }
 
 }  // namespace
