@@ -102,25 +102,42 @@ std::vector<std::vector<std::string>> split_csv(std::string_view text) {
   return rows;
 }
 
-TableParse<DiskTier> parse_tier_csv(std::string_view text) {
-  TableParse<DiskTier> out;
+namespace {
+
+// Parses the CSV `text`, checks that its header has the `required` columns,
+// and calls row_fn(row, cols, where) for each data row as wide as the
+// header; "where" is "line N: ". Table, header and width errors go to `errors`.
+template <typename RowFn>
+void for_each_csv_row(std::string_view text, std::initializer_list<const char*> required,
+                      std::vector<std::string>& errors, RowFn row_fn) {
   auto rows = split_csv(text);
   if (rows.empty()) {
-    out.errors.push_back("empty table");
-    return out;
+    errors.push_back("empty table");
+    return;
   }
-  Columns cols(rows[0], {"sku", "family", "size_gib", "iops", "mbps", "burst_iops", "burst_mbps", "burst_model",
-                         "burst_duration_min", "source"});
-  out.errors = cols.errors;
-  if (!out.errors.empty()) return out;
+  Columns cols(rows[0], required);
+  if (!cols.errors.empty()) {
+    errors.insert(errors.end(), cols.errors.begin(), cols.errors.end());
+    return;
+  }
   for (std::size_t r = 1; r < rows.size(); ++r) {
     const auto& row = rows[r];
     const std::string where = "line " + std::to_string(r + 1) + ": ";
     if (row.size() != rows[0].size()) {
-      out.errors.push_back(where + std::to_string(row.size()) + " fields, header has " +
-                           std::to_string(rows[0].size()));
+      errors.push_back(where + std::to_string(row.size()) + " fields, header has " + std::to_string(rows[0].size()));
       continue;
     }
+    row_fn(row, cols, where);
+  }
+}
+
+}  // namespace
+
+TableParse<DiskTier> parse_tier_csv(std::string_view text) {
+  TableParse<DiskTier> out;
+  const auto required = {"sku", "family", "size_gib", "iops", "mbps", "burst_iops", "burst_mbps", "burst_model",
+                         "burst_duration_min", "source"};
+  for_each_csv_row(text, required, out.errors, [&](const auto& row, const Columns& cols, const std::string& where) {
     DiskTier t;
     t.name = cols.get(row, "sku");
     t.family = cols.get(row, "family");
@@ -131,7 +148,7 @@ TableParse<DiskTier> parse_tier_csv(std::string_view text) {
     if (t.name.empty() || t.family.empty()) out.errors.push_back(where + "empty sku or family");
     if (!iops || !mbps) {
       out.errors.push_back(where + "iops and mbps must be non-negative numbers");
-      continue;
+      return;
     }
     t.iops = *iops;
     t.bytes_per_second = *mbps * kMB;
@@ -146,29 +163,15 @@ TableParse<DiskTier> parse_tier_csv(std::string_view text) {
       out.errors.push_back(where + "a burst model without burst_iops and burst_mbps");
     if (auto d = number(cols.get(row, "burst_duration_min"))) t.burst_duration_seconds = *d * 60;
     out.rows.push_back(std::move(t));
-  }
+  });
   return out;
 }
 
 TableParse<VmSize> parse_vm_csv(std::string_view text) {
   TableParse<VmSize> out;
-  auto rows = split_csv(text);
-  if (rows.empty()) {
-    out.errors.push_back("empty table");
-    return out;
-  }
-  Columns cols(rows[0], {"vm_size", "max_data_disks", "uncached_iops", "uncached_mbps", "burst_uncached_iops",
-                         "burst_uncached_mbps", "cached_iops", "cached_mbps", "source"});
-  out.errors = cols.errors;
-  if (!out.errors.empty()) return out;
-  for (std::size_t r = 1; r < rows.size(); ++r) {
-    const auto& row = rows[r];
-    const std::string where = "line " + std::to_string(r + 1) + ": ";
-    if (row.size() != rows[0].size()) {
-      out.errors.push_back(where + std::to_string(row.size()) + " fields, header has " +
-                           std::to_string(rows[0].size()));
-      continue;
-    }
+  const auto required = {"vm_size", "max_data_disks", "uncached_iops", "uncached_mbps", "burst_uncached_iops",
+                         "burst_uncached_mbps", "cached_iops", "cached_mbps", "source"};
+  for_each_csv_row(text, required, out.errors, [&](const auto& row, const Columns& cols, const std::string& where) {
     VmSize v;
     v.name = cols.get(row, "vm_size");
     v.source = cols.get(row, "source");
@@ -176,7 +179,7 @@ TableParse<VmSize> parse_vm_csv(std::string_view text) {
     auto mbps = number(cols.get(row, "uncached_mbps"));
     if (v.name.empty() || !iops || !mbps) {
       out.errors.push_back(where + "vm_size, uncached_iops and uncached_mbps are required numbers");
-      continue;
+      return;
     }
     v.uncached_iops = *iops;
     v.uncached_bytes_per_second = *mbps * kMB;
@@ -186,7 +189,7 @@ TableParse<VmSize> parse_vm_csv(std::string_view text) {
     if (auto b = number(cols.get(row, "cached_mbps"))) v.cached_bytes_per_second = *b * kMB;
     if (auto d = number(cols.get(row, "max_data_disks"))) v.max_data_disks = static_cast<unsigned>(*d);
     out.rows.push_back(std::move(v));
-  }
+  });
   return out;
 }
 
