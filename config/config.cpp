@@ -15,7 +15,8 @@ class Validator {
   std::vector<ConfigError> errors;
 
   void error(const YAML::Node& n, std::string msg) {
-    const YAML::Mark m = n.Mark();
+    // A node looked up by a key that is not there has no mark (Mark() would throw).
+    const YAML::Mark m = n.IsDefined() ? n.Mark() : YAML::Mark::null_mark();
     errors.push_back({m.is_null() ? 0 : m.line + 1, m.is_null() ? 0 : m.column + 1, std::move(msg)});
   }
 
@@ -211,7 +212,9 @@ std::string ConfigError::to_string(std::string_view file) const {
   return out + ": " + message;
 }
 
-ConfigResult parse_config(std::string_view text) {
+namespace {
+
+ConfigResult parse_config_unguarded(std::string_view text) {
   ConfigResult result;
   YAML::Node root;
   try {
@@ -250,6 +253,21 @@ ConfigResult parse_config(std::string_view text) {
   result.errors = std::move(v.errors);
   if (result.errors.empty()) result.config = std::move(cfg);
   return result;
+}
+
+}  // namespace
+
+ConfigResult parse_config(std::string_view text) {
+  // Validation must never throw: a yaml-cpp exception from a shape the checks
+  // did not foresee becomes an error instead of ending the daemon.
+  try {
+    return parse_config_unguarded(text);
+  } catch (const YAML::Exception& e) {
+    ConfigResult r;
+    r.errors.push_back({e.mark.is_null() ? 0 : e.mark.line + 1, e.mark.is_null() ? 0 : e.mark.column + 1,
+                        "invalid configuration: " + e.msg});
+    return r;
+  }
 }
 
 }  // namespace diskperf

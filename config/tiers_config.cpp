@@ -19,7 +19,8 @@ class Reader {
   explicit Reader(std::vector<ConfigError>& errors) : errors_(errors) {}
 
   void error(const YAML::Node& n, std::string msg) {
-    const YAML::Mark m = n.Mark();
+    // A node looked up by a key that is not there has no mark (Mark() would throw).
+    const YAML::Mark m = n.IsDefined() ? n.Mark() : YAML::Mark::null_mark();
     errors_.push_back({m.is_null() ? 0 : m.line + 1, m.is_null() ? 0 : m.column + 1, std::move(msg)});
   }
   bool map(const YAML::Node& n, const std::string& where, const std::set<std::string>& allowed) {

@@ -13,7 +13,8 @@ namespace {
 struct Errors {
   std::vector<ConfigError> list;
   void add(const YAML::Node& n, std::string msg) {
-    const YAML::Mark m = n.Mark();
+    // A node looked up by a key that is not there has no mark (Mark() would throw).
+    const YAML::Mark m = n.IsDefined() ? n.Mark() : YAML::Mark::null_mark();
     list.push_back({m.is_null() ? 0 : m.line + 1, m.is_null() ? 0 : m.column + 1, std::move(msg)});
   }
   bool map_with(const YAML::Node& n, const std::string& where, const std::set<std::string>& keys) {
@@ -62,7 +63,9 @@ bool is_framing_header(const std::string& name) {
 
 }  // namespace
 
-WebConfigResult parse_web_config(std::string_view text) {
+namespace {
+
+WebConfigResult parse_web_config_unguarded(std::string_view text) {
   WebConfigResult r;
   YAML::Node root;
   try {
@@ -143,6 +146,21 @@ WebConfigResult parse_web_config(std::string_view text) {
   r.errors = std::move(err.list);
   if (r.errors.empty()) r.config = std::move(cfg);
   return r;
+}
+
+}  // namespace
+
+WebConfigResult parse_web_config(std::string_view text) {
+  // Validation must never throw: a yaml-cpp exception from a shape the checks
+  // did not foresee becomes an error instead of ending the daemon.
+  try {
+    return parse_web_config_unguarded(text);
+  } catch (const YAML::Exception& e) {
+    WebConfigResult r;
+    r.errors.push_back({e.mark.is_null() ? 0 : e.mark.line + 1, e.mark.is_null() ? 0 : e.mark.column + 1,
+                        "invalid configuration: " + e.msg});
+    return r;
+  }
 }
 
 }  // namespace diskperf

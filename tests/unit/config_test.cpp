@@ -77,3 +77,13 @@ TEST_CASE("web config: header names, reserved headers and bcrypt costs", "[confi
       "basic_auth_users:\n  alice: $2y$10$abcdefghijklmnopqrstuvabcdefghijklmnopqrstuvwxyz01234\n");
   CHECK(good.errors.empty());
 }
+
+TEST_CASE("web config: an empty user name and a stray mapping do not throw (fuzz regression)", "[config][bad-input]") {
+  // Found by fuzz_web_config: the error for the user "" looked up u[""], an
+  // undefined node whose Mark() throws; the daemon ended on std::terminate.
+  auto r = parse_web_config("basic_auth_users:\n  : TLS8\n  client_ {a: b}]\n");
+  CHECK_FALSE(r.config);
+  CHECK_FALSE(r.errors.empty());
+  auto c = parse_config("collectors:\n  : x\n");
+  CHECK_FALSE(c.config);
+}
