@@ -48,7 +48,8 @@ for t in "${targets[@]}"; do
   fi
   mkdir -p "$build/corpus/$t"
   echo "fuzz: $t for ${secs}s" >&2
-  if ! "$bin" -max_total_time="$secs" -timeout=10 -rss_limit_mb=2048 -max_len=8192 -print_final_stats=1 \
+  # A fixed seed (FUZZ_SEED) makes a CI run repeatable: the same inputs in the same order.
+  if ! "$bin" -seed="${FUZZ_SEED:-1}" -max_total_time="$secs" -timeout=10 -rss_limit_mb=2048 -max_len=8192 -print_final_stats=1 \
       -artifact_prefix="$build/artifacts/$t-" "$build/corpus/$t" "$seeds/$t" >"$build/$t.log" 2>&1; then
     tail -n 60 "$build/$t.log" >&2
     echo "FAIL: $t found a crash: $(ls -t "$build/artifacts/$t-"* 2>/dev/null | head -n1)" >&2
