@@ -7,6 +7,8 @@
 
 #include <yaml-cpp/yaml.h>
 
+#include "config/yaml_error.h"
+
 namespace diskperf {
 namespace {
 
@@ -220,8 +222,7 @@ ConfigResult parse_config_unguarded(std::string_view text) {
   try {
     root = YAML::Load(std::string(text));
   } catch (const YAML::Exception& e) {
-    result.errors.push_back({e.mark.is_null() ? 0 : e.mark.line + 1, e.mark.is_null() ? 0 : e.mark.column + 1,
-                             "invalid YAML: " + e.msg});
+    result.errors.push_back(yaml_exception_error(e, "invalid YAML: "));
     return result;
   }
   Config cfg;
@@ -264,8 +265,7 @@ ConfigResult parse_config(std::string_view text) {
     return parse_config_unguarded(text);
   } catch (const YAML::Exception& e) {
     ConfigResult r;
-    r.errors.push_back({e.mark.is_null() ? 0 : e.mark.line + 1, e.mark.is_null() ? 0 : e.mark.column + 1,
-                        "invalid configuration: " + e.msg});
+    r.errors.push_back(yaml_exception_error(e, "invalid configuration: "));
     return r;
   }
 }

@@ -7,6 +7,8 @@
 
 #include <yaml-cpp/yaml.h>
 
+#include "config/yaml_error.h"
+
 namespace diskperf {
 namespace {
 
@@ -71,8 +73,7 @@ WebConfigResult parse_web_config_unguarded(std::string_view text) {
   try {
     root = YAML::Load(std::string(text));
   } catch (const YAML::Exception& e) {
-    r.errors.push_back({e.mark.is_null() ? 0 : e.mark.line + 1, e.mark.is_null() ? 0 : e.mark.column + 1,
-                        "invalid YAML: " + e.msg});
+    r.errors.push_back(yaml_exception_error(e, "invalid YAML: "));
     return r;
   }
   WebConfig cfg;
@@ -157,8 +158,7 @@ WebConfigResult parse_web_config(std::string_view text) {
     return parse_web_config_unguarded(text);
   } catch (const YAML::Exception& e) {
     WebConfigResult r;
-    r.errors.push_back({e.mark.is_null() ? 0 : e.mark.line + 1, e.mark.is_null() ? 0 : e.mark.column + 1,
-                        "invalid configuration: " + e.msg});
+    r.errors.push_back(yaml_exception_error(e, "invalid configuration: "));
     return r;
   }
 }
