@@ -8,7 +8,7 @@ tests/fixtures/make_sysfs_fixtures.sh (real directories, relative symlinks):
   - DISKS SCSI disks sda, sdb, ..., sdz, sdaa, ... (kernel naming), Azure-like: SCSI device
     directories under VMBUS host3.. (64 LUNs per host) with queue_depth, model, vendor, wwid;
     each disk with every queue/ file, dev, size, diskseq, inflight, mq/0..3, holders/, slaves/;
-    sys/block/<disk> -> ../devices/...; dev/disk/by-id/{scsi-3<wwid>,wwn-0x<wwid>} links,
+    sys/block/<disk> and sys/class/block/<disk or partition> -> ../devices/...; dev/disk/by-id/{scsi-3<wwid>,wwn-0x<wwid>} links,
     dev/disk/azure/scsi1/lunN for the first host's 64 LUNs;
   - the OS disk sda has partitions sda1 (boot) and sda2 (root), the resource disk sdb has sdb1;
   - VOLUMES LVM volumes dm-0.. (major 254), each striped over STRIPE consecutive data disks
@@ -80,6 +80,7 @@ def blockdev(root, rel, name, devno, size, hwq, seq):
         w(f"{d}/mq/{i}/nr_tags", "1024")
         w(f"{d}/mq/{i}/cpu_list", str(i))
     lnk(d, f"{root}/sys/block/{name}")
+    lnk(d, f"{root}/sys/class/block/{name}")
     return d
 
 
@@ -93,6 +94,7 @@ def partition(root, diskdir, name, number, devno, start, size):
     w(f"{d}/size", str(size))
     w(f"{d}/inflight", "       0        0")
     w(f"{d}/uevent", f"MAJOR={maj}\nMINOR={mnr}\nDEVNAME={name}\nDEVTYPE=partition\nPARTN={number}")
+    lnk(d, f"{root}/sys/class/block/{name}")
     lnk(f"{root}/dev/{name}", f"{root}/dev/block/{devno}")
 
 

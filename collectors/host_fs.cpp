@@ -2,12 +2,14 @@
 
 #include <dirent.h>
 #include <fcntl.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <climits>
 #include <cstring>
+#include <algorithm>
 #include <memory>
 
 namespace diskperf {
@@ -64,8 +66,9 @@ struct CPath {
   }
 };
 
-std::vector<std::string> list_fd(int fd) {
-  std::vector<std::string> names;
+// Calls add(dirent64) for every entry of the open directory `fd` but "." and "..".
+template <typename Add>
+void each_entry(int fd, Add add) {
   alignas(8) char buf[16384];
   for (;;) {
     ssize_t n = ::getdents64(fd, buf, sizeof buf);
@@ -74,9 +77,14 @@ std::vector<std::string> list_fd(int fd) {
       const auto* e = reinterpret_cast<const dirent64*>(buf + off);
       off += e->d_reclen;
       if (std::strcmp(e->d_name, ".") == 0 || std::strcmp(e->d_name, "..") == 0) continue;
-      names.emplace_back(e->d_name);
+      add(*e);
     }
   }
+}
+
+std::vector<std::string> list_fd(int fd) {
+  std::vector<std::string> names;
+  each_entry(fd, [&](const dirent64& e) { names.emplace_back(e.d_name); });
   return names;
 }
 
@@ -149,6 +157,21 @@ std::string read_link(const std::string& path) {
   ssize_t n = ::readlink(path.c_str(), buf, sizeof buf);
   if (n <= 0 || static_cast<std::size_t>(n) >= sizeof buf) return {};
   return std::string(buf, static_cast<std::size_t>(n));
+}
+
+long FdBudget::from_rlimit() {
+  rlimit lim{};
+  if (::getrlimit(RLIMIT_NOFILE, &lim) != 0) return 0;
+  const rlim_t soft = lim.rlim_cur == RLIM_INFINITY ? (1u << 20) : lim.rlim_cur;
+  return std::max<long>(0, static_cast<long>(soft / 4 * 3) - 256);
+}
+
+bool FdBudget::try_take(long n) {
+  long used = used_.load();
+  do {
+    if (used + n > limit_) return false;
+  } while (!used_.compare_exchange_weak(used, used + n));
+  return true;
 }
 
 HostDir::HostDir(std::string path) : path_(std::move(path)) {
@@ -272,6 +295,24 @@ std::vector<std::string> HostDir::list_dir(std::string_view rel, ReadStatus* sta
   std::vector<std::string> names = list_fd(fd);
   ::close(fd);
   return names;
+}
+
+std::vector<DirEntry> HostDir::entries(std::string_view rel, ReadStatus* status) const {
+  if (!ok()) {
+    if (status) *status = classify_errno(open_errno_);
+    return {};
+  }
+  CPath p(rel);
+  int fd = p.ok ? ::openat(fd_, p.buf, O_RDONLY | O_DIRECTORY | O_CLOEXEC) : -1;
+  if (fd < 0) {
+    if (status) *status = classify_errno(p.ok ? errno : ENAMETOOLONG);
+    return {};
+  }
+  if (status) *status = ReadStatus::ok;
+  std::vector<DirEntry> out;
+  each_entry(fd, [&](const dirent64& e) { out.push_back({e.d_name, static_cast<std::uint64_t>(e.d_ino)}); });
+  ::close(fd);
+  return out;
 }
 
 std::string HostDir::read_link(std::string_view rel) const {

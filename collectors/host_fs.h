@@ -3,7 +3,9 @@
 // Every path is resolved under a configurable root (--path.procfs,
 // --path.sysfs, ...), so the same code reads this host or a fixture tree.
 
+#include <atomic>
 #include <cstddef>
+#include <cstdint>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -46,6 +48,14 @@ FileContent read_file(const std::string& path, std::size_t max_bytes = 16u << 20
 /// directory is absent or unreadable; `status` (if given) says which.
 std::vector<std::string> list_dir(const std::string& path, ReadStatus* status = nullptr);
 
+/// One directory entry as getdents64(2) reports it: its name and the inode
+/// number of the entry itself (for a symlink such as /sys/block/sda, the
+/// link's: a device that is removed and added again gets a new one).
+struct DirEntry {
+  std::string name;
+  std::uint64_t ino = 0;
+};
+
 /// Target of a symbolic link, or empty if `path` is not a readable link.
 std::string read_link(const std::string& path);
 
@@ -60,6 +70,26 @@ std::string read_link(const std::string& path);
 /// does after opening: a sysfs attribute read again this way is produced anew
 /// by the kernel. `path` names the file in error texts.
 FileContent read_open_file(int fd, std::string_view path, std::size_t max_bytes = 4096);
+
+/// How many descriptors the collectors may keep open between scrapes (held
+/// directories and attribute files together), so that holding them never
+/// starves connections, probes and logs of descriptors. Thread-safe.
+class FdBudget {
+ public:
+  explicit FdBudget(long limit) : limit_(limit) {}
+  /// Three quarters of the soft RLIMIT_NOFILE (raised to the hard limit at
+  /// start, daemon/process_setup.h), less 256.
+  static long from_rlimit();
+  /// Takes `n` descriptors if they fit; false (nothing taken) otherwise.
+  bool try_take(long n);
+  void give_back(long n) { used_.fetch_sub(n); }
+  long used() const { return used_.load(); }
+  long limit() const { return limit_; }
+
+ private:
+  const long limit_;
+  std::atomic<long> used_{0};
+};
 
 class HostDir {
  public:
@@ -91,6 +121,10 @@ class HostDir {
   /// its own descriptor (so one HostDir must not list itself from two
   /// threads at once).
   std::vector<std::string> list_dir(std::string_view rel = {}, ReadStatus* status = nullptr) const;
+  /// The entries of `rel` ("" for this directory) with their inode numbers,
+  /// unsorted, without "." and ".."; read through a descriptor of its own, so
+  /// several threads may list the same HostDir at once.
+  std::vector<DirEntry> entries(std::string_view rel = {}, ReadStatus* status = nullptr) const;
   /// read_link(join_path(path(), rel)).
   std::string read_link(std::string_view rel) const;
   /// Opens `rel` for reading and returns the descriptor (the caller closes

@@ -1,9 +1,11 @@
 #include "collectors/process_collector.h"
 
+#include <poll.h>
 #include <sys/resource.h>
 #include <unistd.h>
 
 #include <charconv>
+#include <optional>
 #include <string_view>
 #include <vector>
 
@@ -42,6 +44,39 @@ double boot_time(const std::string& stat_text) {
   return to_double(s.substr(0, s.find('\n')));
 }
 
+// "FDSize:" of /proc/self/status: the size of the descriptor table (every
+// open descriptor is below it).
+std::optional<std::uint64_t> fd_table_size(const std::string& status_text) {
+  std::string_view s = status_text;
+  std::size_t pos = s.find("\nFDSize:");
+  if (pos == std::string_view::npos) return std::nullopt;
+  s.remove_prefix(pos + 8);
+  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
+  std::uint64_t v = 0;
+  auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+  if (ec != std::errc() || end == s.data()) return std::nullopt;
+  return v;
+}
+
+}  // namespace
+
+std::optional<std::size_t> count_open_fds(std::size_t table_size) {
+  rlimit lim{};
+  if (table_size == 0 || ::getrlimit(RLIMIT_NOFILE, &lim) != 0) return std::nullopt;
+  // poll(2) refuses more entries than RLIMIT_NOFILE; a table larger than the
+  // limit (the limit was lowered) is counted by listing instead.
+  if (lim.rlim_cur != RLIM_INFINITY && table_size > lim.rlim_cur) return std::nullopt;
+  std::vector<pollfd> fds(table_size);
+  for (std::size_t i = 0; i < table_size; ++i) fds[i] = {static_cast<int>(i), 0, 0};
+  if (::poll(fds.data(), fds.size(), 0) < 0) return std::nullopt;
+  std::size_t open = 0;
+  for (const pollfd& p : fds)
+    if (!(p.revents & POLLNVAL)) ++open;
+  return open;
+}
+
+namespace {
+
 void gauge(Families& out, const char* name, const char* help, double v, MetricType type = MetricType::Gauge) {
   add_sample(add_family(out, name, help, type), v, {});
 }
@@ -71,11 +106,18 @@ std::optional<std::string> ProcessCollector::collect(Families& out) {
   gauge(out, "process_resident_memory_bytes", "Resident memory size in bytes.", rss_pages * page);
   gauge(out, "process_virtual_memory_bytes", "Virtual memory size in bytes.", vsize);
 
-  ReadStatus fd_status;
-  auto fds = list_dir(join_path(procfs_, "self/fd"), &fd_status);
-  if (fd_status == ReadStatus::ok) {
-    gauge(out, "process_open_fds", "Number of open file descriptors.", static_cast<double>(fds.size()));
+  // Open descriptors: poll(2) over the descriptor table (one call), else a
+  // listing of /proc/self/fd (about 1 us per descriptor, and the queue
+  // collector holds thousands on a large host).
+  std::optional<std::size_t> open_fds;
+  if (FileContent status = read_file(join_path(procfs_, "self/status")); status.ok())
+    if (auto size = fd_table_size(status.data)) open_fds = count_open_fds(*size);
+  if (!open_fds) {
+    ReadStatus fd_status;
+    auto fds = list_dir(join_path(procfs_, "self/fd"), &fd_status);
+    if (fd_status == ReadStatus::ok) open_fds = fds.size();
   }
+  if (open_fds) gauge(out, "process_open_fds", "Number of open file descriptors.", static_cast<double>(*open_fds));
   rlimit lim{};
   if (::getrlimit(RLIMIT_NOFILE, &lim) == 0) {
     gauge(out, "process_max_fds", "Maximum number of open file descriptors.",

@@ -1,13 +1,22 @@
 #pragma once
 // process collector: the standard process_* metrics every Prometheus
 // exporter serves, for this process, from /proc/self/stat (proc(5)),
-// /proc/self/fd, /proc/stat (btime) and getrlimit(RLIMIT_NOFILE).
+// /proc/self/status (FDSize) and poll(2), else /proc/self/fd, /proc/stat
+// (btime) and getrlimit(RLIMIT_NOFILE).
 
+#include <cstddef>
+#include <optional>
 #include <string>
 
 #include "collectors/collector.h"
 
 namespace diskperf {
+
+/// Open descriptors of this process: the numbers below `table_size` (FDSize
+/// of /proc/self/status) for which poll(2) does not report POLLNVAL, in one
+/// call. Counts what a listing of /proc/self/fd counts (process_open_fds).
+/// nullopt when poll cannot be used (table larger than RLIMIT_NOFILE, error).
+std::optional<std::size_t> count_open_fds(std::size_t table_size);
 
 class ProcessCollector final : public Collector {
  public:

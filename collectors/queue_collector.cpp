@@ -1,13 +1,12 @@
 #include "collectors/queue_collector.h"
 
 #include <sys/resource.h>
-#include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <array>
 #include <map>
+#include <unordered_map>
 #include <set>
 #include <unordered_set>
 #include <vector>
@@ -37,54 +36,56 @@ constexpr std::array<const char*, 9> kDynamicAttrs{
 
 constexpr std::size_t kMaxAttrBytes = 4096;
 
-// Files kept open per device: the identity files, then kDynamicAttrs.
-constexpr std::size_t kHeldDev = 0, kHeldDiskseq = 1, kHeldFirstDynamic = 2;
+// Files kept open per device: diskseq (identity), then kDynamicAttrs. `dev`
+// is read once when they are opened: it cannot change while the device
+// directory is the same.
+constexpr std::size_t kHeldDiskseq = 0, kHeldFirstDynamic = 1;
 constexpr std::size_t kHeldCount = kHeldFirstDynamic + kDynamicAttrs.size();
-const char* held_name(std::size_t i) {
-  return i == kHeldDev ? "dev" : i == kHeldDiskseq ? "diskseq" : kDynamicAttrs[i - kHeldFirstDynamic];
-}
+const char* held_name(std::size_t i) { return i == kHeldDiskseq ? "diskseq" : kDynamicAttrs[i - kHeldFirstDynamic]; }
 
 }  // namespace
 
-// Descriptors of one device's files, opened together when the device
-// directory (identified by st_dev and inode) is first seen; immutable after,
-// so scrapes running at once can share it. -1: the file was absent then (it
-// is read by opening it, so it is seen when it appears).
+// Descriptors of one device's files, opened together when its directory
+// (held by BlockDevices) is first seen; immutable after, so scrapes running
+// at once can share it. -1: the file was absent then (it is read by opening
+// it, so it is seen when it appears).
 class QueueHeldFiles {
  public:
-  QueueHeldFiles(const HostDir& dir, const struct stat& st, std::shared_ptr<std::atomic<long>> counter)
-      : st_dev_(st.st_dev), st_ino_(st.st_ino), counter_(std::move(counter)) {
+  /// `budget` has already given kHeldCount descriptors; those not opened are
+  /// given back at once, the others when this object goes.
+  QueueHeldFiles(std::shared_ptr<const HostDir> dir, std::shared_ptr<FdBudget> budget)
+      : dir_(std::move(dir)), budget_(std::move(budget)), dev_(dir_->read_file("dev", kMaxAttrBytes)) {
     fds_.fill(-1);
-    long opened = 0;
     for (std::size_t i = 0; i < kHeldCount; ++i) {
-      fds_[i] = dir.open_file(held_name(i));
-      if (fds_[i] >= 0) ++opened;
+      fds_[i] = dir_->open_file(held_name(i));
+      if (fds_[i] >= 0) ++opened_;
     }
-    *counter_ += opened;
-    opened_ = opened;
+    budget_->give_back(static_cast<long>(kHeldCount) - opened_);
   }
   ~QueueHeldFiles() {
     for (int fd : fds_)
       if (fd >= 0) ::close(fd);
-    *counter_ -= opened_;
+    budget_->give_back(opened_);
   }
   QueueHeldFiles(const QueueHeldFiles&) = delete;
   QueueHeldFiles& operator=(const QueueHeldFiles&) = delete;
 
-  bool same_directory(const struct stat& st) const { return st.st_dev == st_dev_ && st.st_ino == st_ino_; }
+  /// `dev` as read when the files were opened.
+  const FileContent& dev() const { return dev_; }
+  bool same_directory(const std::shared_ptr<const HostDir>& dir) const { return dir == dir_; }
 
   /// File i read now: from its held descriptor, or by opening it.
-  FileContent read(const HostDir& dir, std::size_t i) const {
-    if (fds_[i] < 0) return dir.read_file(held_name(i), kMaxAttrBytes);
-    return read_open_file(fds_[i], join_path(dir.path(), held_name(i)), kMaxAttrBytes);
+  FileContent read(std::size_t i) const {
+    if (fds_[i] < 0) return dir_->read_file(held_name(i), kMaxAttrBytes);
+    return read_open_file(fds_[i], join_path(dir_->path(), held_name(i)), kMaxAttrBytes);
   }
 
  private:
-  dev_t st_dev_;
-  ino_t st_ino_;
+  std::shared_ptr<const HostDir> dir_;
+  std::shared_ptr<FdBudget> budget_;
+  FileContent dev_;
   std::array<int, kHeldCount> fds_;
   long opened_ = 0;
-  std::shared_ptr<std::atomic<long>> counter_;
 };
 
 namespace {
@@ -139,27 +140,6 @@ struct PartitionRow {
   std::optional<std::uint64_t> start_bytes, size_bytes;
 };
 
-// What identifies the content of a directory of links: a link cannot be
-// rewritten in place, so adding, removing or replacing one updates the
-// directory's mtime and ctime (devtmpfs, tmpfs, ext4). "absent" when missing.
-std::string dir_stamp(const std::string& path) {
-  struct stat st {};
-  if (::stat(path.c_str(), &st) != 0) return "absent";
-  return std::to_string(st.st_dev) + ":" + std::to_string(st.st_ino) + ":" + std::to_string(st.st_mtim.tv_sec) +
-         "." + std::to_string(st.st_mtim.tv_nsec) + ":" + std::to_string(st.st_ctim.tv_sec) + "." +
-         std::to_string(st.st_ctim.tv_nsec);
-}
-
-// Whether a directory changed within the last 2 s (timestamps are coarse:
-// a change in the same tick as the previous one would leave them equal).
-bool recently_changed(const std::string& path) {
-  struct stat st {};
-  if (::stat(path.c_str(), &st) != 0) return false;
-  timespec now{};
-  ::clock_gettime(CLOCK_REALTIME, &now);
-  return st.st_ctim.tv_sec >= now.tv_sec - 2 || st.st_mtim.tv_sec >= now.tv_sec - 2;
-}
-
 template <typename T>
 std::string join(const std::set<T>& values) {
   std::string out;
@@ -176,26 +156,23 @@ std::string join(const std::set<T>& values) {
 
 }  // namespace
 
-QueueCollector::QueueCollector(HostPaths paths, std::shared_ptr<const DeviceFilter> filter)
-    : paths_(std::move(paths)), filter_(std::move(filter)) {
-  rlimit lim{};
-  if (::getrlimit(RLIMIT_NOFILE, &lim) == 0) {
-    const rlim_t soft = lim.rlim_cur == RLIM_INFINITY ? (1u << 20) : lim.rlim_cur;
-    fd_budget_ = std::max<long>(0, static_cast<long>(soft / 2) - 256);
-  }
-}
+QueueCollector::QueueCollector(std::shared_ptr<BlockView> view, std::shared_ptr<const DeviceFilter> filter)
+    : view_(std::move(view)), filter_(std::move(filter)) {}
 
-std::shared_ptr<const QueueHeldFiles> QueueCollector::held_files(const std::string& device, const HostDir& dir) {
-  struct stat st {};
-  if (!dir.ok() || ::fstat(dir.fd(), &st) != 0) return nullptr;
+QueueCollector::QueueCollector(const HostPaths& paths, std::shared_ptr<const DeviceFilter> filter)
+    : QueueCollector(std::make_shared<BlockView>(paths, nullptr), std::move(filter)) {}
+
+std::shared_ptr<const QueueHeldFiles> QueueCollector::held_files(const std::string& device,
+                                                                 const std::shared_ptr<const HostDir>& dir) {
+  if (!dir->ok()) return nullptr;
   {
     std::lock_guard lock(mu_);
     auto it = held_.find(device);
-    if (it != held_.end() && it->second->same_directory(st)) return it->second;
+    if (it != held_.end() && it->second->same_directory(dir)) return it->second;
     if (it != held_.end()) held_.erase(it);  // a new directory: the device was replaced
   }
-  if (held_fds_->load() + static_cast<long>(kHeldCount) > fd_budget_) return nullptr;
-  auto files = std::make_shared<const QueueHeldFiles>(dir, st, held_fds_);
+  if (!view_->fd_budget()->try_take(static_cast<long>(kHeldCount))) return nullptr;
+  auto files = std::make_shared<const QueueHeldFiles>(dir, view_->fd_budget());
   std::lock_guard lock(mu_);
   held_[device] = files;
   return files;
@@ -224,46 +201,27 @@ QueueCollector::StaticInfo QueueCollector::static_info(const std::string& device
   return info;
 }
 
-std::shared_ptr<const StableNames> QueueCollector::stable_names() {
-  const std::string by_id = join_path(paths_.devfs, "disk/by-id");
-  const std::string azure = join_path(paths_.devfs, "disk/azure/scsi1");
-  std::string stamp = dir_stamp(by_id) + "|" + dir_stamp(azure);
-  {
-    std::lock_guard lock(mu_);
-    if (names_ && stamp == names_stamp_) return names_;
-  }
-  // Not cached when a directory changed in the last seconds: a second change
-  // within the same timestamp tick would not show in the stamp.
-  const bool cacheable = !recently_changed(by_id) && !recently_changed(azure);
-  auto names = std::make_shared<const StableNames>(read_stable_names(paths_.devfs));
-  std::lock_guard lock(mu_);
-  names_ = cacheable ? names : nullptr;
-  names_stamp_ = std::move(stamp);
-  return names;
-}
-
 std::optional<std::string> QueueCollector::collect(Families& out) {
-  ReadStatus st = ReadStatus::ok;
-  const std::string block = join_path(paths_.sysfs, "block");
-  std::vector<std::string> devices = list_dir(block, &st);
-  if (st != ReadStatus::ok) return "list " + block + ": cannot read directory";
-  std::sort(devices.begin(), devices.end());
+  const std::shared_ptr<const BlockDevices::Listing> listing = view_->devices();
+  if (listing->error) return listing->error;
 
   std::vector<DeviceRow> rows;
   std::vector<PartitionRow> partitions;
   std::unordered_set<std::string> present;
-  // Every file of a device is read relative to its directory, opened once
-  // (the /sys/block/<dev> link is resolved once, not once per file).
-  const HostDir block_dir(block);
-  for (const std::string& dev : devices) {
+  // Partitions by disk (the listing's are sorted by name).
+  std::unordered_map<std::string_view, std::vector<std::string_view>> parts_of;
+  for (const BlockDevices::Partition& p : listing->partitions) parts_of[p.disk].push_back(p.name);
+  for (const BlockDevices::Device& d : listing->devices) {
+    const std::string& dev = d.name;
     if (!filter_->accepts(dev)) continue;
     if (before_read_) before_read_(dev);
-    const HostDir dir(block_dir, dev);
-    const std::shared_ptr<const QueueHeldFiles> held = held_files(dev, dir);
-    auto read = [&](std::size_t i) { return held ? held->read(dir, i) : dir.read_file(held_name(i), kMaxAttrBytes); };
+    const HostDir& dir = *d.dir;
+    // Files are held only for a held directory (the same object at every scrape).
+    const std::shared_ptr<const QueueHeldFiles> held = d.held ? held_files(dev, d.dir) : nullptr;
+    auto read = [&](std::size_t i) { return held ? held->read(i) : dir.read_file(held_name(i), kMaxAttrBytes); };
     // Identity: major:minor, plus the disk sequence number (5.15+) that
     // changes whenever new media or a new backing file is attached.
-    FileContent devno = read(kHeldDev);
+    const FileContent devno = held ? held->dev() : dir.read_file("dev", kMaxAttrBytes);
     if (devno.status == ReadStatus::absent || devno.status == ReadStatus::vanished) continue;  // gone
     std::string identity;
     if (devno.ok() && !trim_attr(devno.data).empty()) {
@@ -286,17 +244,17 @@ std::optional<std::string> QueueCollector::collect(Families& out) {
     }
     rows.push_back({dev, parse_queue_settings(attrs), info.hw_queues});
 
-    // Partitions are subdirectories named after the disk with a `partition` file.
-    std::vector<std::string> entries = dir.list_dir();
-    std::sort(entries.begin(), entries.end());
-    for (const std::string& entry : entries) {
-      if (entry.size() <= dev.size() || entry.compare(0, dev.size(), dev) != 0) continue;
-      FileContent num = dir.read_file(entry + "/partition", kMaxAttrBytes);
+    // Partitions: subdirectories of the disk's directory.
+    auto parts = parts_of.find(dev);
+    if (parts == parts_of.end()) continue;
+    for (std::string_view entry : parts->second) {
+      const std::string sub(entry);
+      FileContent num = dir.read_file(sub + "/partition", kMaxAttrBytes);
       if (!num.ok() || !parse_u64(num.data)) continue;
-      PartitionRow p{entry, dev, std::to_string(*parse_u64(num.data)), std::nullopt, std::nullopt};
-      FileContent start = dir.read_file(entry + "/start", kMaxAttrBytes);
+      PartitionRow p{sub, dev, std::to_string(*parse_u64(num.data)), std::nullopt, std::nullopt};
+      FileContent start = dir.read_file(sub + "/start", kMaxAttrBytes);
       if (start.ok()) p.start_bytes = scale_u64(parse_u64(start.data), 512);
-      FileContent size = dir.read_file(entry + "/size", kMaxAttrBytes);
+      FileContent size = dir.read_file(sub + "/size", kMaxAttrBytes);
       if (size.ok()) p.size_bytes = scale_u64(parse_u64(size.data), 512);
       partitions.push_back(std::move(p));
     }
@@ -328,7 +286,7 @@ std::optional<std::string> QueueCollector::collect(Families& out) {
   }
 
   if (!rows.empty()) {
-    std::shared_ptr<const StableNames> names_ptr = stable_names();
+    std::shared_ptr<const StableNames> names_ptr = view_->stable_names();
     const StableNames& names = *names_ptr;
     auto& info = add_family(out, "diskperf_disk_info",
                             "Device facts as labels: active scheduler (queue/scheduler), write_cache, model, "

@@ -52,21 +52,22 @@ std::vector<ProbeCaps> probe_caps(const std::vector<ProbeJob>& jobs, const Resol
   return out;
 }
 
-GatheredCaps gather_caps(const HostPaths& paths, const DeviceFilter* filter, DmTableSource& tables,
+GatheredCaps gather_caps(BlockView& view, const DeviceFilter* filter, DmTableSource& tables,
                          std::shared_ptr<const PerfCountersParse> azure_parse, const TiersConfig& config) {
   GatheredCaps g;
-  VolumeScan scan = read_volumes(paths);
+  const std::shared_ptr<const VolumeScan> scan_ptr = view.volumes();
+  const VolumeScan& scan = *scan_ptr;
   if (!scan.ok) {
     g.error = scan.error;
     return g;
   }
   CapInputs in;
   in.config = &config;
-  ReadStatus st = ReadStatus::ok;
-  std::vector<std::string> devices = list_dir(join_path(paths.sysfs, "block"), &st);
-  std::sort(devices.begin(), devices.end());
-  const StableNames names = read_stable_names(paths.devfs);
-  for (const std::string& dev : devices) {
+  const std::shared_ptr<const BlockDevices::Listing> listing = view.devices();
+  const std::shared_ptr<const StableNames> names_ptr = view.stable_names();
+  const StableNames& names = *names_ptr;
+  for (const BlockDevices::Device& device : listing->devices) {
+    const std::string& dev = device.name;
     if (scan.volumes.count(dev)) continue;
     DiskIdentity d{dev, {}, {}};
     if (auto it = names.azure_lun.find(dev); it != names.azure_lun.end())
@@ -90,7 +91,7 @@ GatheredCaps gather_caps(const HostPaths& paths, const DeviceFilter* filter, DmT
     in.layouts[dev] = layout;
     if (!filter || filter->accepts(dev)) in.volumes_wanted.push_back(dev);
   }
-  in.volumes = std::move(scan.volumes);
+  in.volumes = scan.volumes;
   AzureFacts facts;
   if (azure_parse) {
     facts = azure_facts(*azure_parse);
@@ -100,18 +101,26 @@ GatheredCaps gather_caps(const HostPaths& paths, const DeviceFilter* filter, DmT
   return g;
 }
 
-TierCollector::TierCollector(HostPaths paths, std::shared_ptr<const DeviceFilter> filter,
-                             std::shared_ptr<DmTableSource> tables, std::shared_ptr<const AzureCollector> azure,
-                             TiersConfig config, std::vector<ProbeJob> probes)
-    : paths_(std::move(paths)),
+TierCollector::TierCollector(std::shared_ptr<BlockView> view, HostPaths paths,
+                             std::shared_ptr<const DeviceFilter> filter, std::shared_ptr<DmTableSource> tables,
+                             std::shared_ptr<const AzureCollector> azure, TiersConfig config,
+                             std::vector<ProbeJob> probes)
+    : view_(std::move(view)),
+      paths_(std::move(paths)),
       filter_(std::move(filter)),
       tables_(std::move(tables)),
       azure_(std::move(azure)),
       config_(std::move(config)),
       probes_(std::move(probes)) {}
 
+TierCollector::TierCollector(HostPaths paths, std::shared_ptr<const DeviceFilter> filter,
+                             std::shared_ptr<DmTableSource> tables, std::shared_ptr<const AzureCollector> azure,
+                             TiersConfig config, std::vector<ProbeJob> probes)
+    : TierCollector(std::make_shared<BlockView>(paths, nullptr), paths, std::move(filter), std::move(tables),
+                    std::move(azure), std::move(config), std::move(probes)) {}
+
 std::optional<std::string> TierCollector::collect(Families& out) {
-  GatheredCaps g = gather_caps(paths_, filter_.get(), *tables_, azure_ ? azure_->last_parse() : nullptr, config_);
+  GatheredCaps g = gather_caps(*view_, filter_.get(), *tables_, azure_ ? azure_->last_parse() : nullptr, config_);
   if (g.error) return g.error;
   emit_caps(out, g.caps);
   std::map<std::string, std::string> names;

@@ -18,14 +18,18 @@ using prometheus::MetricType;
 
 }  // namespace
 
-TopologyCollector::TopologyCollector(HostPaths paths, std::shared_ptr<const DeviceFilter> filter,
+TopologyCollector::TopologyCollector(std::shared_ptr<BlockView> view, std::shared_ptr<const DeviceFilter> filter,
                                      std::shared_ptr<DmTableSource> tables)
-    : paths_(std::move(paths)), filter_(std::move(filter)), tables_(std::move(tables)) {}
+    : view_(std::move(view)), filter_(std::move(filter)), tables_(std::move(tables)) {}
+
+TopologyCollector::TopologyCollector(const HostPaths& paths, std::shared_ptr<const DeviceFilter> filter,
+                                     std::shared_ptr<DmTableSource> tables)
+    : TopologyCollector(std::make_shared<BlockView>(paths, nullptr), std::move(filter), std::move(tables)) {}
 
 std::optional<std::string> TopologyCollector::collect(Families& out) {
-  VolumeScan scan = read_volumes(paths_);
-  if (!scan.ok) return scan.error;
-  const std::map<std::string, VolumeInfo>& volumes = scan.volumes;
+  const std::shared_ptr<const VolumeScan> scan = view_->volumes();
+  if (!scan->ok) return scan->error;
+  const std::map<std::string, VolumeInfo>& volumes = scan->volumes;
 
   std::vector<const VolumeInfo*> kept;
   for (const auto& [dev, v] : volumes)

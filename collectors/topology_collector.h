@@ -11,10 +11,13 @@
 //     whether the table could be read;
 //   - md: md/level, md/raid_disks, md/chunk_size, md/array_state, md/uuid,
 //     and the array name from the <devfs>/md/<name> udev links.
-// Everything is read at scrape time; nothing is cached.
+// Everything is read at scrape time; nothing is cached. The /sys/block
+// listing and the volume walk are shared with the queue and tier collectors
+// of the same scrape (collectors/block_view.h).
 
 #include <memory>
 
+#include "collectors/block_view.h"
 #include "collectors/collector.h"
 #include "collectors/device_filter.h"
 #include "collectors/dm_table_source.h"
@@ -26,14 +29,17 @@ class TopologyCollector final : public Collector {
  public:
   /// `filter` (the diskstats device filter) selects volumes by kernel name;
   /// members are never filtered. `tables` gives dm tables.
-  TopologyCollector(HostPaths paths, std::shared_ptr<const DeviceFilter> filter,
+  TopologyCollector(std::shared_ptr<BlockView> view, std::shared_ptr<const DeviceFilter> filter,
+                    std::shared_ptr<DmTableSource> tables);
+  /// On its own (a BlockView of its own, without a scrape epoch).
+  TopologyCollector(const HostPaths& paths, std::shared_ptr<const DeviceFilter> filter,
                     std::shared_ptr<DmTableSource> tables);
   std::string_view name() const override { return "topology"; }
   /// Fails only when /sys/block cannot be listed.
   std::optional<std::string> collect(Families& out) override;
 
  private:
-  HostPaths paths_;
+  std::shared_ptr<BlockView> view_;
   std::shared_ptr<const DeviceFilter> filter_;
   std::shared_ptr<DmTableSource> tables_;
 };

@@ -11,8 +11,8 @@ namespace {
 constexpr std::size_t kMaxAttrBytes = 4096;
 constexpr int kMaxDepth = 16;  // stacks deeper than this are cut (and loops cannot recurse forever)
 
-std::optional<std::string> read_attr(const std::string& path) {
-  FileContent f = read_file(path, kMaxAttrBytes);
+std::optional<std::string> read_attr(const HostDir& dir, std::string_view rel) {
+  FileContent f = dir.read_file(rel, kMaxAttrBytes);
   if (!f.ok()) return std::nullopt;
   return trim_attr(f.data);
 }
@@ -34,33 +34,31 @@ std::string parent_name(const std::string& target) {
   return link_target_name(std::string_view(target).substr(0, slash));
 }
 
-VolumeInfo read_volume(const std::string& block, const std::string& dev, std::vector<std::string> slaves) {
+VolumeInfo read_volume(const HostDir& dir, const std::string& dev, std::vector<std::string> slaves) {
   VolumeInfo v;
   v.device = dev;
-  const std::string dir = join_path(block, dev);
   std::sort(slaves.begin(), slaves.end());
   for (const std::string& s : slaves) {
-    const std::string link = join_path(dir, "slaves/" + s);
+    const std::string link = "slaves/" + s;
     VolumeMember m{s, s};
-    FileContent part = read_file(join_path(link, "partition"), kMaxAttrBytes);
-    if (part.ok()) {
-      std::string parent = parent_name(read_link(link));
+    if (dir.read_file(link + "/partition", kMaxAttrBytes).ok()) {
+      std::string parent = parent_name(dir.read_link(link));
       if (!parent.empty()) m.disk = parent;
     }
     v.members.push_back(std::move(m));
   }
-  if (auto d = read_attr(join_path(dir, "dev"))) v.devno = parse_devno(*d);
-  if (auto name = read_attr(join_path(dir, "dm/name"))) {
+  if (auto d = read_attr(dir, "dev")) v.devno = parse_devno(*d);
+  if (auto name = read_attr(dir, "dm/name")) {
     v.kind = "dm";
     v.name = *name;
-    v.uuid = read_attr(join_path(dir, "dm/uuid")).value_or("");
-  } else if (auto level = read_attr(join_path(dir, "md/level"))) {
+    v.uuid = read_attr(dir, "dm/uuid").value_or("");
+  } else if (auto level = read_attr(dir, "md/level")) {
     v.kind = "md";
     v.md_level = *level;
-    v.uuid = read_attr(join_path(dir, "md/uuid")).value_or("");
-    v.md_array_state = read_attr(join_path(dir, "md/array_state")).value_or("");
-    if (auto n = read_attr(join_path(dir, "md/raid_disks"))) v.md_raid_disks = parse_u64(*n);
-    if (auto c = read_attr(join_path(dir, "md/chunk_size"))) v.md_chunk_bytes = parse_u64(*c);
+    v.uuid = read_attr(dir, "md/uuid").value_or("");
+    v.md_array_state = read_attr(dir, "md/array_state").value_or("");
+    if (auto n = read_attr(dir, "md/raid_disks")) v.md_raid_disks = parse_u64(*n);
+    if (auto c = read_attr(dir, "md/chunk_size")) v.md_chunk_bytes = parse_u64(*c);
   } else {
     v.kind = "other";
   }
@@ -82,25 +80,21 @@ std::map<std::string, std::string> read_md_names(const std::string& devfs) {
 
 }  // namespace
 
-VolumeScan read_volumes(const HostPaths& paths) {
+VolumeScan read_volumes(const BlockDevices::Listing& block, const std::string& devfs) {
   VolumeScan scan;
-  ReadStatus st = ReadStatus::ok;
-  const std::string block = join_path(paths.sysfs, "block");
-  std::vector<std::string> devices = list_dir(block, &st);
-  if (st != ReadStatus::ok) {
+  if (block.error) {
     scan.ok = false;
-    scan.error = "list " + block + ": cannot read directory";
+    scan.error = *block.error;
     return scan;
   }
-  std::sort(devices.begin(), devices.end());
   auto& volumes = scan.volumes;
-  for (const std::string& dev : devices) {
-    std::vector<std::string> slaves = list_dir(join_path(block, dev + "/slaves"));
+  for (const BlockDevices::Device& d : block.devices) {
+    std::vector<std::string> slaves = d.dir->list_dir("slaves");
     if (slaves.empty()) continue;
-    volumes.emplace(dev, read_volume(block, dev, std::move(slaves)));
+    volumes.emplace(d.name, read_volume(*d.dir, d.name, std::move(slaves)));
   }
   if (std::any_of(volumes.begin(), volumes.end(), [](const auto& kv) { return kv.second.kind == "md"; })) {
-    auto names = read_md_names(paths.devfs);
+    auto names = read_md_names(devfs);
     for (auto& [dev, v] : volumes)
       if (auto it = names.find(dev); v.kind == "md" && it != names.end()) v.name = it->second;
   }

@@ -11,6 +11,7 @@
 #include <utility>
 #include <vector>
 
+#include "collectors/block_devices.h"
 #include "collectors/host_fs.h"
 
 namespace diskperf {
@@ -32,13 +33,15 @@ struct VolumeInfo {
   std::optional<std::uint64_t> md_raid_disks, md_chunk_bytes;
 };
 
-/// Every volume under <sysfs>/block, by kernel name. `ok` is false when /sys/block cannot be listed.
+/// Every volume of a /sys/block listing, by kernel name: each device's slaves/ is listed through its
+/// held directory, and the md array names come from <devfs>/md. `ok` is false (with the
+/// listing's error) when /sys/block could not be listed.
 struct VolumeScan {
   bool ok = true;
   std::string error;
   std::map<std::string, VolumeInfo> volumes;
 };
-VolumeScan read_volumes(const HostPaths& paths);
+VolumeScan read_volumes(const BlockDevices::Listing& block, const std::string& devfs);
 
 /// The whole disks at the bottom of `device`'s stack (members followed level by level through
 /// other volumes, at most 16 levels, each volume expanded once, so loops and fan-out in slaves/

@@ -1,6 +1,7 @@
 #include "daemon/collector_set.h"
 
 #include "collectors/azure_collector.h"
+#include "collectors/block_view.h"
 #include "collectors/diskstats_collector.h"
 #include "collectors/dm_table_source.h"
 #include "collectors/probe_collector.h"
@@ -13,20 +14,22 @@
 namespace diskperf {
 
 std::vector<std::shared_ptr<Collector>> build_collectors(const Options& o, const Config& cfg,
-                                                         const std::shared_ptr<ProbeScheduler>& probes) {
+                                                         const std::shared_ptr<ProbeScheduler>& probes,
+                                                         std::shared_ptr<const ScrapeEpoch> epoch) {
   auto include = o.diskstats_device_include ? o.diskstats_device_include : cfg.diskstats.device_include;
   auto exclude = o.diskstats_device_exclude ? o.diskstats_device_exclude : cfg.diskstats.device_exclude;
   auto filter = std::make_shared<const DeviceFilter>(include, exclude);
   std::vector<std::shared_ptr<Collector>> collectors;
   collectors.push_back(std::make_shared<DiskstatsCollector>(o.paths, filter));
-  collectors.push_back(std::make_shared<QueueCollector>(o.paths, filter));
+  auto view = std::make_shared<BlockView>(o.paths, std::move(epoch));
+  collectors.push_back(std::make_shared<QueueCollector>(view, filter));
   std::shared_ptr<DmTableSource> dm_tables;
   if (o.dm_table_dir.empty()) {
     dm_tables = std::make_shared<LibDevmapperTableSource>(o.paths.devfs);
   } else {
     dm_tables = std::make_shared<DirectoryDmTableSource>(o.dm_table_dir);
   }
-  collectors.push_back(std::make_shared<TopologyCollector>(o.paths, filter, dm_tables));
+  collectors.push_back(std::make_shared<TopologyCollector>(view, filter, dm_tables));
   collectors.push_back(std::make_shared<ProcessCollector>());
   const std::string perfcounters = o.azure_perfcounters_file ? *o.azure_perfcounters_file
                                    : cfg.azure.perfcounters_file ? *cfg.azure.perfcounters_file
@@ -37,7 +40,7 @@ std::vector<std::shared_ptr<Collector>> build_collectors(const Options& o, const
     collectors.push_back(azure);
   }
   // After azure, whose fresh parse it reads in the same scrape.
-  collectors.push_back(std::make_shared<TierCollector>(o.paths, filter, dm_tables, azure, cfg.tiers, cfg.probes));
+  collectors.push_back(std::make_shared<TierCollector>(view, o.paths, filter, dm_tables, azure, cfg.tiers, cfg.probes));
   probes->apply(cfg.probes);
   if (!cfg.probes.empty()) collectors.push_back(std::make_shared<ProbeCollector>(probes));
   return collectors;

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "collectors/collector.h"
+#include "collectors/scrape_epoch.h"
 #include "config/config.h"
 #include "daemon/cli.h"
 #include "probes/scheduler.h"
@@ -16,9 +17,12 @@ namespace diskperf {
 /// setting in the config). The probe jobs of `config` are applied to
 /// `probes`, which lives across reloads so that unchanged jobs keep running
 /// and keep their counters. Regexes must already be validated (CLI check
-/// and config validation); throws std::regex_error otherwise.
+/// and config validation); throws std::regex_error otherwise. The queue,
+/// topology and tier collectors share one BlockView (collectors/block_view.h)
+/// that reads /sys/block once per `epoch` (the Gatherer's; may be null).
 std::vector<std::shared_ptr<Collector>> build_collectors(const Options& options, const Config& config,
-                                                         const std::shared_ptr<ProbeScheduler>& probes);
+                                                         const std::shared_ptr<ProbeScheduler>& probes,
+                                                         std::shared_ptr<const ScrapeEpoch> epoch = nullptr);
 
 /// Checks `config` against this host: every probe job's target exists and
 /// the job is safe and fits it (probes/probe_target.h: no writes to a block

@@ -10,7 +10,8 @@
 
 namespace diskperf {
 
-Gatherer::Gatherer(std::vector<std::unique_ptr<Collector>> collectors) {
+Gatherer::Gatherer(std::vector<std::unique_ptr<Collector>> collectors, std::shared_ptr<ScrapeEpoch> epoch)
+    : epoch_(std::move(epoch)) {
   set_collectors({std::make_move_iterator(collectors.begin()), std::make_move_iterator(collectors.end())});
 }
 
@@ -36,6 +37,7 @@ std::shared_ptr<const Gatherer::EntryList> Gatherer::entries() const {
 }
 
 Families Gatherer::Collect() const {
+  if (epoch_) epoch_->advance();
   Families out;
   out.reserve(64);
   Families self;

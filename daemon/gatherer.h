@@ -15,15 +15,21 @@
 #include <prometheus/collectable.h>
 
 #include "collectors/collector.h"
+#include "collectors/scrape_epoch.h"
 
 namespace diskperf {
 
 class Gatherer final : public prometheus::Collectable {
  public:
-  explicit Gatherer(std::vector<std::unique_ptr<Collector>> collectors);
+  /// `epoch` (may be null) is advanced at the start of every Collect(), so
+  /// that collectors sharing a PerScrape reading (collectors/scrape_epoch.h)
+  /// read the host once per scrape.
+  explicit Gatherer(std::vector<std::unique_ptr<Collector>> collectors,
+                    std::shared_ptr<ScrapeEpoch> epoch = nullptr);
 
   /// Runs all collectors now. Thread-safe; concurrent calls each read the
-  /// host themselves. Families without samples are dropped.
+  /// host themselves (a reading shared within one scrape is read again when
+  /// another scrape starts meanwhile). Families without samples are dropped.
   Families Collect() const override;
 
   /// Replaces the collector set (on config reload). Scrapes already running
@@ -40,6 +46,7 @@ class Gatherer final : public prometheus::Collectable {
   using EntryList = std::vector<Entry>;
   std::shared_ptr<const EntryList> entries() const;
 
+  std::shared_ptr<ScrapeEpoch> epoch_;
   mutable std::mutex mu_;  // guards entries_ (the pointer, not the list)
   std::shared_ptr<const EntryList> entries_;
 };

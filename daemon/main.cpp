@@ -95,11 +95,12 @@ int main(int argc, char** argv) {
 
   // Every valid config (at start and on reload) rebuilds the collector set;
   // the reloader serves its own status as one of the collectors.
-  auto gatherer = std::make_shared<Gatherer>(std::vector<std::unique_ptr<Collector>>{});
+  auto epoch = std::make_shared<ScrapeEpoch>();  // lets collectors share one reading of /sys/block per scrape
+  auto gatherer = std::make_shared<Gatherer>(std::vector<std::unique_ptr<Collector>>{}, epoch);
   auto probes = std::make_shared<ProbeScheduler>(o.paths);  // runs jobs only once started (serve)
   std::shared_ptr<ConfigReloader> reloader;
   reloader = std::make_shared<ConfigReloader>(o.config_file, [&](const Config& cfg) {
-    auto collectors = build_collectors(o, cfg, probes);
+    auto collectors = build_collectors(o, cfg, probes, epoch);
     collectors.push_back(reloader);
     gatherer->set_collectors(std::move(collectors));
   }, [&](const Config& cfg) { return check_config_on_host(o, cfg); });

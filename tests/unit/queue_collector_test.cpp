@@ -196,13 +196,18 @@ TEST_CASE("queue: held attribute files follow a replaced device directory and fi
   Families fs = collect(c);
   CHECK(value(fs, "diskperf_disk_nr_requests", {{"device", "sdd"}}) == 254);
   CHECK_FALSE(value(fs, "diskperf_disk_queue_depth", {{"device", "dm-0"}}));
-  // The device goes away and comes back with new settings: a new directory (new inode) with the
-  // same name, while the old one still exists elsewhere (descriptors held on it must not be used).
-  const std::filesystem::path sdd = std::filesystem::canonical(std::filesystem::path(p.sysfs) / "block/sdd");
+  // The device goes away and comes back with new settings: a new directory with the same name,
+  // while the old one still exists elsewhere (descriptors held on it must not be used), and, as
+  // the kernel does for a new device, a new /sys/block link (a new inode).
+  const std::filesystem::path link = std::filesystem::path(p.sysfs) / "block/sdd";
+  const std::filesystem::path sdd = std::filesystem::canonical(link);
   const std::filesystem::path old = tmp.path / "old_sdd";
   std::filesystem::rename(sdd, old);
   std::filesystem::copy(old, sdd, std::filesystem::copy_options::recursive |
                                       std::filesystem::copy_options::copy_symlinks);
+  // (made before the old one goes, so that the file system cannot hand out the old inode number)
+  std::filesystem::create_symlink(std::filesystem::read_symlink(link), link.string() + ".new");
+  std::filesystem::rename(link.string() + ".new", link);
   tmp.write(std::filesystem::relative(sdd / "queue/nr_requests", tmp.path).string(), "64\n");
   // A live attribute that was absent appears (retried at every scrape).
   tmp.write("sys/devices/virtual/block/dm-0/device/queue_depth", "16\n");

@@ -192,7 +192,8 @@ TEST_CASE("tier: layouts from dm targets and md levels", "[tiers]") {
 
 TEST_CASE("tier: probe jobs get their target's caps, bs and the meets fraction", "[tiers][collector]") {
   TiersConfig cfg = tiers("tiers:\n  meets_fraction: 0.85\n  disks:\n    - {glob: 'sd[c-e]', tier: P30}\n");
-  VolumeScan scan = read_volumes(sysfs_fixture("azure"));
+  BlockView view(sysfs_fixture("azure"), nullptr);
+  const VolumeScan scan = *view.volumes();
   CapInputs in;
   in.config = &cfg;
   for (const char* d : {"sdc", "sdd", "sde"}) in.disks.push_back({d, {}, {}});

@@ -1,0 +1,91 @@
+#include "collectors/block_devices.h"
+
+#include <algorithm>
+#include <unordered_set>
+
+namespace diskperf {
+namespace {
+
+// ".../block/sda/sda1" -> "sda" when the last component is `name`; else "".
+std::string disk_of_partition_link(std::string_view target, std::string_view name) {
+  auto slash = target.rfind('/');
+  if (slash == std::string_view::npos || target.substr(slash + 1) != name) return {};
+  std::string_view parent = target.substr(0, slash);
+  auto pslash = parent.rfind('/');
+  return std::string(pslash == std::string_view::npos ? parent : parent.substr(pslash + 1));
+}
+
+}  // namespace
+
+BlockDevices::BlockDevices(std::string sysfs, std::shared_ptr<FdBudget> budget)
+    : sysfs_(std::move(sysfs)), budget_(std::move(budget)) {}
+
+const BlockDevices::Device* BlockDevices::Listing::find(std::string_view name) const {
+  auto it = std::lower_bound(devices.begin(), devices.end(), name,
+                             [](const Device& d, std::string_view n) { return d.name < n; });
+  return it != devices.end() && it->name == name ? &*it : nullptr;
+}
+
+std::size_t BlockDevices::held() const {
+  std::lock_guard lock(mu_);
+  return held_.size();
+}
+
+BlockDevices::Listing BlockDevices::list() {
+  Listing out;
+  const HostDir sys(sysfs_);
+  const HostDir block(sys, "block");
+  ReadStatus st = ReadStatus::ok;
+  std::vector<DirEntry> entries = block.entries({}, &st);
+  if (st != ReadStatus::ok) {
+    out.error = "list " + block.path() + ": cannot read directory";
+    return out;
+  }
+  std::sort(entries.begin(), entries.end(), [](const DirEntry& a, const DirEntry& b) { return a.name < b.name; });
+  std::unordered_set<std::string_view> names;
+  out.devices.reserve(entries.size());
+  {
+    std::lock_guard lock(mu_);
+    for (const DirEntry& e : entries) {
+      names.insert(e.name);
+      auto it = held_.find(e.name);
+      if (it != held_.end() && it->second.ino == e.ino) {
+        out.devices.push_back({e.name, it->second.dir, true});
+        continue;
+      }
+      if (it != held_.end()) held_.erase(it);  // a new entry under the same name: a new device
+      auto opened = std::make_unique<HostDir>(block, e.name);
+      if (opened->ok() && budget_->try_take(1)) {  // held: its descriptor counts until the last user drops it
+        std::shared_ptr<const HostDir> dir(opened.release(), [budget = budget_](const HostDir* d) {
+          delete d;
+          budget->give_back(1);
+        });
+        held_.emplace(e.name, Held{e.ino, dir});
+        out.devices.push_back({e.name, std::move(dir), true});
+      } else {
+        out.devices.push_back({e.name, std::move(opened), false});
+      }
+    }
+    std::erase_if(held_, [&](const auto& kv) { return !names.count(kv.first); });
+  }
+
+  const HostDir cls(sys, "class/block");
+  std::vector<DirEntry> links = cls.entries({}, &st);
+  if (st != ReadStatus::ok) links.clear();
+  std::sort(links.begin(), links.end(), [](const DirEntry& a, const DirEntry& b) { return a.name < b.name; });
+  std::unordered_set<std::string_view> seen;
+  std::lock_guard lock(mu_);
+  for (const DirEntry& l : links) {
+    if (names.count(l.name)) continue;  // a whole device
+    seen.insert(l.name);
+    auto it = partitions_.find(l.name);
+    if (it == partitions_.end() || it->second.ino != l.ino)
+      it = partitions_.insert_or_assign(l.name, PartitionLink{l.ino, disk_of_partition_link(cls.read_link(l.name), l.name)})
+               .first;
+    if (!it->second.disk.empty() && names.count(it->second.disk)) out.partitions.push_back({l.name, it->second.disk});
+  }
+  std::erase_if(partitions_, [&](const auto& kv) { return !seen.count(kv.first); });
+  return out;
+}
+
+}  // namespace diskperf

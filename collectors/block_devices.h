@@ -1,0 +1,78 @@
+#pragma once
+// The block devices of <sysfs>/block (--path.sysfs) and their partitions, with each device's
+// directory held open between scrapes. Shared by the queue, topology and tier collectors through
+// BlockView (collectors/block_view.h).
+//
+// Why held: /sys/block/<dev> is a symlink into /sys/devices (about ten path components), and
+// opening files by that path walks it again for every file. A held directory is opened once,
+// when its /sys/block entry first appears, and files are opened relative to it. The entry's inode
+// number (from the same getdents64 call that lists the names) tells when a device was removed and
+// added again under the same name: the kernel creates a new /sys/block link then, with a new
+// inode, and the new directory is opened.
+//
+// Partitions are the entries of <sysfs>/class/block that are not in /sys/block; the disk of each
+// is the parent directory of its class/block link target (".../block/sda/sda1" -> "sda"), read
+// once per link (inode). Without class/block, no partitions are listed.
+
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "collectors/host_fs.h"
+
+namespace diskperf {
+
+class BlockDevices {
+ public:
+  /// `sysfs` is the sysfs root (--path.sysfs). Directories are held while `budget` allows;
+  /// devices beyond it get a directory opened per listing.
+  BlockDevices(std::string sysfs, std::shared_ptr<FdBudget> budget);
+
+  struct Device {
+    std::string name;                    ///< kernel name ("sda", "dm-0")
+    std::shared_ptr<const HostDir> dir;  ///< <sysfs>/block/<name>; not ok() when it cannot be opened
+    /// Whether `dir` is held between listings (the same object until the device is replaced);
+    /// false when the descriptor budget is spent (a new object per listing).
+    bool held = false;
+  };
+  struct Partition {
+    std::string name;  ///< kernel name ("sda1")
+    std::string disk;  ///< its whole disk, one of the listed devices ("sda")
+  };
+  struct Listing {
+    /// "list <sysfs>/block: cannot read directory" when /sys/block cannot be listed.
+    std::optional<std::string> error;
+    std::vector<Device> devices;        ///< sorted by name
+    std::vector<Partition> partitions;  ///< sorted by name
+    /// The device named `name`, or null.
+    const Device* find(std::string_view name) const;
+  };
+
+  /// Lists /sys/block and /sys/class/block now. Thread-safe.
+  Listing list();
+
+  /// Directory descriptors held now (for tests).
+  std::size_t held() const;
+
+ private:
+  struct Held {
+    std::uint64_t ino = 0;
+    std::shared_ptr<const HostDir> dir;
+  };
+  struct PartitionLink {
+    std::uint64_t ino = 0;
+    std::string disk;  ///< empty: the link does not name a partition of a disk
+  };
+  std::string sysfs_;
+  std::shared_ptr<FdBudget> budget_;
+  mutable std::mutex mu_;
+  std::unordered_map<std::string, Held> held_;                 // guarded by mu_
+  std::unordered_map<std::string, PartitionLink> partitions_;  // guarded by mu_
+};
+
+}  // namespace diskperf

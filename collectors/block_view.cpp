@@ -1,0 +1,66 @@
+#include "collectors/block_view.h"
+
+#include <sys/stat.h>
+#include <time.h>
+
+namespace diskperf {
+namespace {
+
+// What identifies the content of a directory of links: a link cannot be
+// rewritten in place, so adding, removing or replacing one updates the
+// directory's mtime and ctime (devtmpfs, tmpfs, ext4). "absent" when missing.
+std::string dir_stamp(const struct stat* st) {
+  if (!st) return "absent";
+  return std::to_string(st->st_dev) + ":" + std::to_string(st->st_ino) + ":" + std::to_string(st->st_mtim.tv_sec) +
+         "." + std::to_string(st->st_mtim.tv_nsec) + ":" + std::to_string(st->st_ctim.tv_sec) + "." +
+         std::to_string(st->st_ctim.tv_nsec);
+}
+
+// Whether a directory changed within the last 2 s (timestamps are coarse:
+// a change in the same tick as the previous one would leave them equal).
+bool recently_changed(const struct stat* st, const timespec& now) {
+  return st && (st->st_ctim.tv_sec >= now.tv_sec - 2 || st->st_mtim.tv_sec >= now.tv_sec - 2);
+}
+
+}  // namespace
+
+BlockView::BlockView(const HostPaths& paths, std::shared_ptr<const ScrapeEpoch> epoch,
+                     std::shared_ptr<FdBudget> budget)
+    : paths_(paths),
+      budget_(budget ? std::move(budget) : std::make_shared<FdBudget>(FdBudget::from_rlimit())),
+      block_(paths.sysfs, budget_),
+      devices_(epoch),
+      volumes_(epoch) {}
+
+std::shared_ptr<const BlockDevices::Listing> BlockView::devices() {
+  return devices_.get([&] { return block_.list(); });
+}
+
+std::shared_ptr<const VolumeScan> BlockView::volumes() {
+  return volumes_.get([&] { return read_volumes(*devices(), paths_.devfs); });
+}
+
+std::shared_ptr<const StableNames> BlockView::stable_names() {
+  const std::string by_id = join_path(paths_.devfs, "disk/by-id");
+  const std::string azure = join_path(paths_.devfs, "disk/azure/scsi1");
+  struct stat a {}, b {};
+  const struct stat* sa = ::stat(by_id.c_str(), &a) == 0 ? &a : nullptr;
+  const struct stat* sb = ::stat(azure.c_str(), &b) == 0 ? &b : nullptr;
+  std::string stamp = dir_stamp(sa) + "|" + dir_stamp(sb);
+  {
+    std::lock_guard lock(mu_);
+    if (names_ && stamp == names_stamp_) return names_;
+  }
+  // Not cached when a directory changed in the last seconds: a second change
+  // within the same timestamp tick would not show in the stamp.
+  timespec now{};
+  ::clock_gettime(CLOCK_REALTIME, &now);
+  const bool cacheable = !recently_changed(sa, now) && !recently_changed(sb, now);
+  auto names = std::make_shared<const StableNames>(read_stable_names(paths_.devfs));
+  std::lock_guard lock(mu_);
+  names_ = cacheable ? names : nullptr;
+  names_stamp_ = std::move(stamp);
+  return names;
+}
+
+}  // namespace diskperf
