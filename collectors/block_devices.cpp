@@ -15,6 +15,15 @@ std::string disk_of_partition_link(std::string_view target, std::string_view nam
   return std::string(pslash == std::string_view::npos ? parent : parent.substr(pslash + 1));
 }
 
+// A /sys/block link into /sys/devices but not into /sys/devices/virtual: a
+// disk with a parent hardware device, never a holder of other disks. A plain
+// directory or an unreadable link may be anything.
+bool may_stack(const HostDir& block, const std::string& name) {
+  const std::string target = block.read_link(name);
+  return target.empty() || target.find("devices/") == std::string::npos ||
+         target.find("devices/virtual/") != std::string::npos;
+}
+
 }  // namespace
 
 BlockDevices::BlockDevices(std::string sysfs, std::shared_ptr<FdBudget> budget)
@@ -24,6 +33,12 @@ const BlockDevices::Device* BlockDevices::Listing::find(std::string_view name) c
   auto it = std::lower_bound(devices.begin(), devices.end(), name,
                              [](const Device& d, std::string_view n) { return d.name < n; });
   return it != devices.end() && it->name == name ? &*it : nullptr;
+}
+
+const BlockDevices::Partition* BlockDevices::Listing::find_partition(std::string_view name) const {
+  auto it = std::lower_bound(partitions.begin(), partitions.end(), name,
+                             [](const Partition& p, std::string_view n) { return p.name < n; });
+  return it != partitions.end() && it->name == name ? &*it : nullptr;
 }
 
 std::size_t BlockDevices::held() const {
@@ -50,20 +65,21 @@ BlockDevices::Listing BlockDevices::list() {
       names.insert(e.name);
       auto it = held_.find(e.name);
       if (it != held_.end() && it->second.ino == e.ino) {
-        out.devices.push_back({e.name, it->second.dir, true});
+        out.devices.push_back({e.name, it->second.dir, true, it->second.may_stack});
         continue;
       }
       if (it != held_.end()) held_.erase(it);  // a new entry under the same name: a new device
       auto opened = std::make_unique<HostDir>(block, e.name);
+      const bool stack = may_stack(block, e.name);
       if (opened->ok() && budget_->try_take(1)) {  // held: its descriptor counts until the last user drops it
         std::shared_ptr<const HostDir> dir(opened.release(), [budget = budget_](const HostDir* d) {
           delete d;
           budget->give_back(1);
         });
-        held_.emplace(e.name, Held{e.ino, dir});
-        out.devices.push_back({e.name, std::move(dir), true});
+        held_.emplace(e.name, Held{e.ino, dir, stack});
+        out.devices.push_back({e.name, std::move(dir), true, stack});
       } else {
-        out.devices.push_back({e.name, std::move(opened), false});
+        out.devices.push_back({e.name, std::move(opened), false, stack});
       }
     }
     std::erase_if(held_, [&](const auto& kv) { return !names.count(kv.first); });

@@ -39,6 +39,11 @@ class BlockDevices {
     /// Whether `dir` is held between listings (the same object until the device is replaced);
     /// false when the descriptor budget is spent (a new object per listing).
     bool held = false;
+    /// Whether the device can be built on other block devices and so have entries in slaves/:
+    /// false only for a device whose /sys/block link points outside /sys/devices/virtual (a disk
+    /// with a parent hardware device: SCSI, NVMe, virtio). Only virtual devices (dm, md, bcache)
+    /// register members as holders (bd_link_disk_holder, block/holder.c).
+    bool may_stack = true;
   };
   struct Partition {
     std::string name;  ///< kernel name ("sda1")
@@ -51,6 +56,8 @@ class BlockDevices {
     std::vector<Partition> partitions;  ///< sorted by name
     /// The device named `name`, or null.
     const Device* find(std::string_view name) const;
+    /// The partition named `name`, or null.
+    const Partition* find_partition(std::string_view name) const;
   };
 
   /// Lists /sys/block and /sys/class/block now. Thread-safe.
@@ -63,6 +70,7 @@ class BlockDevices {
   struct Held {
     std::uint64_t ino = 0;
     std::shared_ptr<const HostDir> dir;
+    bool may_stack = true;
   };
   struct PartitionLink {
     std::uint64_t ino = 0;

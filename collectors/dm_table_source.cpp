@@ -82,4 +82,22 @@ DmTableText TextDmTableSource::read_table(const std::string& device, unsigned, u
   return {DmTableText::Status::ok, it->second, ""};
 }
 
+DmTableText PerScrapeDmTables::read_table(const std::string& device, unsigned major, unsigned minor) {
+  if (!epoch_) return source_->read_table(device, major, minor);
+  const std::string key = device + " " + std::to_string(major) + ":" + std::to_string(minor);
+  const std::uint64_t now = epoch_->current();
+  {
+    std::lock_guard lock(mu_);
+    if (at_ != now) {
+      tables_.clear();
+      at_ = now;
+    }
+    if (auto it = tables_.find(key); it != tables_.end()) return it->second;
+  }
+  DmTableText t = source_->read_table(device, major, minor);
+  std::lock_guard lock(mu_);
+  if (at_ == now) tables_.emplace(key, t);
+  return t;
+}
+
 }  // namespace diskperf

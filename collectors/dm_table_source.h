@@ -5,9 +5,13 @@
 // `dmsetup table` outputs, one file per dm kernel name). Every source
 // returns `dmsetup table` text; parse_dm_table (dm_table_parser.h) reads it.
 
+#include <cstdint>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <string>
+
+#include "collectors/scrape_epoch.h"
 
 namespace diskperf {
 
@@ -62,6 +66,23 @@ class TextDmTableSource final : public DmTableSource {
 
  private:
   std::map<std::string, std::string> tables_;
+};
+
+/// Another source's tables, each read at most once per scrape epoch (the
+/// topology and tier collectors both need them). Without an epoch, every
+/// read goes to the source.
+class PerScrapeDmTables final : public DmTableSource {
+ public:
+  PerScrapeDmTables(std::shared_ptr<DmTableSource> source, std::shared_ptr<const ScrapeEpoch> epoch)
+      : source_(std::move(source)), epoch_(std::move(epoch)) {}
+  DmTableText read_table(const std::string& device, unsigned major, unsigned minor) override;
+
+ private:
+  std::shared_ptr<DmTableSource> source_;
+  std::shared_ptr<const ScrapeEpoch> epoch_;
+  std::mutex mu_;
+  std::uint64_t at_ = 0;                       // guarded by mu_
+  std::map<std::string, DmTableText> tables_;  // of epoch at_, guarded by mu_
 };
 
 }  // namespace diskperf

@@ -16,12 +16,14 @@ class LazyFamily {
       : out_(out), name_(std::move(name)), help_(std::move(help)), type_(type) {}
 
   void add(double value, LabelPairs labels) { add_sample(get(), value, labels); }
+  /// Room for `n` samples once the family exists (saves moving samples as it grows).
+  void reserve(std::size_t n) { reserve_ = n; }
 
  private:
   prometheus::MetricFamily& get() {
     if (!index_) {
       index_ = out_.size();
-      add_family(out_, name_, help_, type_);
+      add_family(out_, name_, help_, type_).metric.reserve(reserve_);
     }
     return out_[*index_];
   }
@@ -29,6 +31,7 @@ class LazyFamily {
   std::string name_, help_;
   prometheus::MetricType type_;
   std::optional<std::size_t> index_;
+  std::size_t reserve_ = 0;
 };
 
 }  // namespace diskperf

@@ -183,18 +183,21 @@ std::size_t QueueCollector::static_reads() const {
   return static_reads_;
 }
 
-QueueCollector::StaticInfo QueueCollector::static_info(const std::string& device, const HostDir& dir,
-                                                       const std::string& identity) {
+std::shared_ptr<const QueueCollector::StaticInfo> QueueCollector::static_info(const std::string& device,
+                                                                              const HostDir& dir,
+                                                                              const std::string& identity) {
   if (!identity.empty()) {
     std::lock_guard lock(mu_);
-    if (auto it = cache_.find(device); it != cache_.end() && it->second.identity == identity) return it->second;
+    if (auto it = cache_.find(device); it != cache_.end() && it->second->identity == identity) return it->second;
   }
-  StaticInfo info;
-  info.identity = identity;
-  read_attrs(dir, kStaticAttrs.data(), kStaticAttrs.size(), info.attrs);
+  auto info = std::make_shared<StaticInfo>();
+  info->identity = identity;
+  SysfsAttrs attrs;
+  read_attrs(dir, kStaticAttrs.data(), kStaticAttrs.size(), attrs);
+  info->settings = parse_queue_settings(attrs);
   ReadStatus st = ReadStatus::ok;
   auto mq = dir.list_dir("mq", &st);
-  if (st == ReadStatus::ok) info.hw_queues = mq.size();
+  if (st == ReadStatus::ok) info->hw_queues = mq.size();
   std::lock_guard lock(mu_);
   ++static_reads_;
   if (!identity.empty()) cache_[device] = info;
@@ -234,15 +237,24 @@ std::optional<std::string> QueueCollector::collect(Families& out) {
       FileContent f = read(i);
       if (f.ok()) attrs.emplace(held_name(i), std::move(f.data));
     }
-    StaticInfo info = static_info(dev, dir, identity);
-    attrs.insert(info.attrs.begin(), info.attrs.end());
+    const std::shared_ptr<const StaticInfo> info = static_info(dev, dir, identity);
     // Gone while it was read: no series, no cache entry (nothing stale).
     ReadStatus again = dir.exists("dev");
     if (again == ReadStatus::absent || again == ReadStatus::vanished) {
       present.erase(dev);
       continue;
     }
-    rows.push_back({dev, parse_queue_settings(attrs), info.hw_queues});
+    QueueSettings q = parse_queue_settings(attrs);  // the live fields; the static ones from the cache:
+    const QueueSettings& fixed = info->settings;
+    q.max_hw_sectors_bytes = fixed.max_hw_sectors_bytes;
+    q.logical_block_size = fixed.logical_block_size;
+    q.physical_block_size = fixed.physical_block_size;
+    q.minimum_io_size = fixed.minimum_io_size;
+    q.optimal_io_size = fixed.optimal_io_size;
+    q.model = fixed.model;
+    q.vendor = fixed.vendor;
+    q.wwid = fixed.wwid;
+    rows.push_back({dev, std::move(q), info->hw_queues});
 
     // Partitions: subdirectories of the disk's directory.
     auto parts = parts_of.find(dev);
@@ -267,6 +279,7 @@ std::optional<std::string> QueueCollector::collect(Families& out) {
 
   for (const Gauge& g : kGauges) {
     LazyFamily fam(out, g.name, g.help, MetricType::Gauge);
+    fam.reserve(rows.size());
     for (const DeviceRow& r : rows)
       if (const auto& v = r.q.*g.field) fam.add(static_cast<double>(*v), {{"device", r.device}});
     if (g.field == &QueueSettings::size_bytes)
@@ -277,6 +290,8 @@ std::optional<std::string> QueueCollector::collect(Families& out) {
                       "Requests issued to the driver and not yet completed (inflight), by op.", MetricType::Gauge);
   LazyFamily hwq(out, "diskperf_disk_hw_queues", "Hardware dispatch queues of a blk-mq device (entries of mq/).",
                  MetricType::Gauge);
+  inflight.reserve(2 * rows.size());
+  hwq.reserve(rows.size());
   for (const DeviceRow& r : rows) {
     if (r.q.inflight) {
       inflight.add(static_cast<double>(r.q.inflight->reads), {{"device", r.device}, {"op", "read"}});
@@ -293,6 +308,7 @@ std::optional<std::string> QueueCollector::collect(Families& out) {
                             "vendor, wwid, Azure LUN (/dev/disk/azure/scsi1/lunN) and /dev/disk/by-id names "
                             "(comma-separated); empty when unknown.",
                             MetricType::Gauge);
+    info.metric.reserve(rows.size());
     for (const DeviceRow& r : rows) {
       auto lun = names.azure_lun.find(r.device);
       auto ids = names.by_id.find(r.device);

@@ -67,15 +67,16 @@ class QueueCollector final : public Collector {
  private:
   struct StaticInfo {
     std::string identity;  ///< "dev|diskseq" texts; empty: not cacheable
-    SysfsAttrs attrs;
+    QueueSettings settings;  ///< only the static attributes' fields are set
     std::optional<std::uint64_t> hw_queues;
   };
-  StaticInfo static_info(const std::string& device, const HostDir& dir, const std::string& identity);
+  std::shared_ptr<const StaticInfo> static_info(const std::string& device, const HostDir& dir,
+                                                const std::string& identity);
   std::shared_ptr<BlockView> view_;
   std::shared_ptr<const DeviceFilter> filter_;
   std::function<void(const std::string&)> before_read_;
   mutable std::mutex mu_;
-  std::unordered_map<std::string, StaticInfo> cache_;
+  std::unordered_map<std::string, std::shared_ptr<const StaticInfo>> cache_;
   std::size_t static_reads_ = 0;
   /// The device's held attribute files, (re)opened when its directory is new.
   std::shared_ptr<const QueueHeldFiles> held_files(const std::string& device,

@@ -34,14 +34,19 @@ std::string parent_name(const std::string& target) {
   return link_target_name(std::string_view(target).substr(0, slash));
 }
 
-VolumeInfo read_volume(const HostDir& dir, const std::string& dev, std::vector<std::string> slaves) {
+VolumeInfo read_volume(const BlockDevices::Listing& block, const HostDir& dir, const std::string& dev,
+                       std::vector<std::string> slaves) {
   VolumeInfo v;
   v.device = dev;
   std::sort(slaves.begin(), slaves.end());
   for (const std::string& s : slaves) {
     const std::string link = "slaves/" + s;
     VolumeMember m{s, s};
-    if (dir.read_file(link + "/partition", kMaxAttrBytes).ok()) {
+    if (const BlockDevices::Partition* p = block.find_partition(s)) {
+      m.disk = p->disk;
+    } else if (block.find(s)) {
+      // a whole device
+    } else if (dir.read_file(link + "/partition", kMaxAttrBytes).ok()) {  // not listed: ask the member itself
       std::string parent = parent_name(dir.read_link(link));
       if (!parent.empty()) m.disk = parent;
     }
@@ -89,9 +94,10 @@ VolumeScan read_volumes(const BlockDevices::Listing& block, const std::string& d
   }
   auto& volumes = scan.volumes;
   for (const BlockDevices::Device& d : block.devices) {
+    if (!d.may_stack) continue;
     std::vector<std::string> slaves = d.dir->list_dir("slaves");
     if (slaves.empty()) continue;
-    volumes.emplace(d.name, read_volume(*d.dir, d.name, std::move(slaves)));
+    volumes.emplace(d.name, read_volume(block, *d.dir, d.name, std::move(slaves)));
   }
   if (std::any_of(volumes.begin(), volumes.end(), [](const auto& kv) { return kv.second.kind == "md"; })) {
     auto names = read_md_names(devfs);

@@ -33,8 +33,10 @@ struct VolumeInfo {
   std::optional<std::uint64_t> md_raid_disks, md_chunk_bytes;
 };
 
-/// Every volume of a /sys/block listing, by kernel name: each device's slaves/ is listed through its
-/// held directory, and the md array names come from <devfs>/md. `ok` is false (with the
+/// Every volume of a /sys/block listing, by kernel name: the slaves/ of each device that may stack
+/// (BlockDevices::Device::may_stack) is listed through its held directory; a member is a partition
+/// when the listing has it as one (else when slaves/<member>/partition exists); the md array names
+/// come from <devfs>/md. `ok` is false (with the
 /// listing's error) when /sys/block could not be listed.
 struct VolumeScan {
   bool ok = true;

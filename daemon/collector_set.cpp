@@ -21,7 +21,7 @@ std::vector<std::shared_ptr<Collector>> build_collectors(const Options& o, const
   auto filter = std::make_shared<const DeviceFilter>(include, exclude);
   std::vector<std::shared_ptr<Collector>> collectors;
   collectors.push_back(std::make_shared<DiskstatsCollector>(o.paths, filter));
-  auto view = std::make_shared<BlockView>(o.paths, std::move(epoch));
+  auto view = std::make_shared<BlockView>(o.paths, epoch);
   collectors.push_back(std::make_shared<QueueCollector>(view, filter));
   std::shared_ptr<DmTableSource> dm_tables;
   if (o.dm_table_dir.empty()) {
@@ -29,6 +29,7 @@ std::vector<std::shared_ptr<Collector>> build_collectors(const Options& o, const
   } else {
     dm_tables = std::make_shared<DirectoryDmTableSource>(o.dm_table_dir);
   }
+  dm_tables = std::make_shared<PerScrapeDmTables>(std::move(dm_tables), epoch);  // topology and tier read each once
   collectors.push_back(std::make_shared<TopologyCollector>(view, filter, dm_tables));
   collectors.push_back(std::make_shared<ProcessCollector>());
   const std::string perfcounters = o.azure_perfcounters_file ? *o.azure_perfcounters_file

@@ -1,5 +1,7 @@
 #include "daemon/exposition.h"
 
+#include <algorithm>
+
 #include <zlib.h>
 
 #include <cstring>
@@ -87,9 +89,9 @@ const char* type_name(prometheus::MetricType t) {
 
 }  // namespace
 
-std::string to_text(const Families& families) {
+std::string to_text(const Families& families, std::size_t expected_bytes) {
   std::string out;
-  out.reserve(4096);
+  out.reserve(std::max<std::size_t>(4096, expected_bytes));
   for (const auto& f : families) {
     out += "# HELP ";
     out += f.name;

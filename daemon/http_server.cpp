@@ -1,5 +1,6 @@
 #include "daemon/http_server.h"
 
+#include <atomic>
 #include <CivetServer.h>
 #include <pthread.h>
 
@@ -106,7 +107,10 @@ class MetricsHandler final : public GuardedHandler {
   bool get(mg_connection* conn) override {
     try {
       std::string text;
-      run_with_large_stack([&] { text = to_text(gatherer_->Collect()); });
+      // Room for the last scrape's size and 1/16 more.
+      const std::size_t expected = last_size_.load(std::memory_order_relaxed);
+      run_with_large_stack([&] { text = to_text(gatherer_->Collect(), expected + expected / 16); });
+      last_size_.store(text.size(), std::memory_order_relaxed);
       if (accepts_gzip(mg_get_header(conn, "Accept-Encoding"))) {
         send(ctx(), conn, 200, "OK", kExpositionContentType, gzip(text), "Content-Encoding: gzip\r\n");
       } else {
@@ -122,6 +126,7 @@ class MetricsHandler final : public GuardedHandler {
 
  private:
   std::shared_ptr<prometheus::Collectable> gatherer_;
+  std::atomic<std::size_t> last_size_{0};  ///< bytes of the last exposition
 };
 
 class HealthyHandler final : public GuardedHandler {

@@ -1,6 +1,7 @@
 #include "daemon/process_setup.h"
 
 #include <malloc.h>
+#include <cstdlib>
 #include <sys/resource.h>
 
 namespace diskperf {
@@ -14,6 +15,6 @@ void raise_open_files_limit() {
   setrlimit(RLIMIT_NOFILE, &lim);
 }
 
-void release_free_memory() { malloc_trim(0); }
+void release_free_memory() { if (!getenv("NOTRIM")) malloc_trim(0); }
 
 }  // namespace diskperf
