@@ -1,0 +1,217 @@
+// The shared /sys/block view: held device directories, partitions from
+// /sys/class/block, which devices may stack, the descriptor budget, and
+// readings shared within one scrape (ScrapeEpoch, PerScrape,
+// PerScrapeDmTables, the Gatherer advancing the epoch).
+
+#include <catch2/catch.hpp>
+#include <dirent.h>
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <filesystem>
+
+#include "collectors/block_view.h"
+#include "collectors/dm_table_source.h"
+#include "collectors/metric_families.h"
+#include "collectors/process_collector.h"
+#include "collectors/queue_collector.h"
+#include "collectors/topology_collector.h"
+#include "daemon/exposition.h"
+#include "daemon/gatherer.h"
+#include "sysfs_test_helpers.h"
+
+using namespace diskperf;
+using namespace diskperf::test;
+namespace fs = std::filesystem;
+
+namespace {
+
+std::vector<std::string> names(const BlockDevices::Listing& l) {
+  std::vector<std::string> out;
+  for (const auto& d : l.devices) out.push_back(d.name);
+  return out;
+}
+
+std::vector<std::pair<std::string, std::string>> partitions(const BlockDevices::Listing& l) {
+  std::vector<std::pair<std::string, std::string>> out;
+  for (const auto& p : l.partitions) out.emplace_back(p.name, p.disk);
+  return out;
+}
+
+// Counts the reads of the source it wraps.
+class CountingDmTables final : public DmTableSource {
+ public:
+  DmTableText read_table(const std::string& device, unsigned, unsigned) override {
+    ++reads;
+    return {DmTableText::Status::ok, "0 100 linear 8:16 0\n" + device, ""};
+  }
+  int reads = 0;
+};
+
+// A collector that asks a shared PerScrape value for its reading.
+class SharingCollector final : public Collector {
+ public:
+  SharingCollector(std::string name, std::shared_ptr<PerScrape<int>> shared, int* reads)
+      : name_(std::move(name)), shared_(std::move(shared)), reads_(reads) {}
+  std::string_view name() const override { return name_; }
+  std::optional<std::string> collect(Families&) override {
+    shared_->get([&] { return ++*reads_; });
+    return std::nullopt;
+  }
+
+ private:
+  std::string name_;
+  std::shared_ptr<PerScrape<int>> shared_;
+  int* reads_;
+};
+
+}  // namespace
+
+TEST_CASE("block devices: sorted listing, partitions from class/block, which devices may stack", "[block]") {
+  BlockDevices b(sysfs_fixture("partitions").sysfs, std::make_shared<FdBudget>(1000));
+  BlockDevices::Listing l = b.list();
+  REQUIRE_FALSE(l.error);
+  CHECK(names(l) == std::vector<std::string>{"dm-0", "md1", "sdb", "sdc", "sdx", "sdz"});
+  CHECK(partitions(l) == std::vector<std::pair<std::string, std::string>>{
+                             {"sdb1", "sdb"}, {"sdb2", "sdb"}, {"sdc1", "sdc"}, {"sdc2", "sdc"}});
+  REQUIRE(l.find("sdc"));
+  CHECK_FALSE(l.find("sdc")->may_stack);  // a SCSI disk (its link goes into /sys/devices/pci...)
+  CHECK(l.find("dm-0")->may_stack);       // /sys/devices/virtual/block/dm-0
+  CHECK(l.find("md1")->may_stack);
+  CHECK(l.find_partition("sdc2")->disk == "sdc");
+  CHECK_FALSE(l.find_partition("sdc"));
+  CHECK_FALSE(l.find("sdq"));
+  // sdz's directory is gone (dangling link): listed, its directory not opened, not held.
+  CHECK_FALSE(l.find("sdz")->dir->ok());
+  CHECK_FALSE(l.find("sdz")->held);
+  CHECK(l.find("sdc")->held);
+  CHECK(b.held() == 5);
+}
+
+TEST_CASE("block devices: directories are held across listings and replaced with a new entry", "[block]") {
+  TempDir tmp;
+  HostPaths p = copy_fixture("azure", tmp);
+  auto budget = std::make_shared<FdBudget>(1000);
+  BlockDevices b(p.sysfs, budget);
+  BlockDevices::Listing first = b.list();
+  CHECK(budget->used() == 6);
+  BlockDevices::Listing again = b.list();
+  CHECK(again.find("sdd")->dir == first.find("sdd")->dir);  // the same open directory
+  // A new /sys/block entry for sdd (a new device under the same name): a new directory.
+  const fs::path link = fs::path(p.sysfs) / "block/sdd";
+  fs::create_symlink(fs::read_symlink(link), link.string() + ".new");
+  fs::rename(link.string() + ".new", link);
+  BlockDevices::Listing replaced = b.list();
+  CHECK(replaced.find("sdd")->dir != first.find("sdd")->dir);
+  CHECK(replaced.find("sdd")->dir->ok());
+  // Gone: no longer listed, its descriptor given back once nobody uses it.
+  fs::remove(fs::path(p.sysfs) / "block/sde");
+  fs::remove(fs::path(p.sysfs) / "class/block/sde");
+  first = again = replaced = BlockDevices::Listing{};
+  BlockDevices::Listing after = b.list();
+  CHECK(names(after) == std::vector<std::string>{"dm-0", "sda", "sdb", "sdc", "sdd"});
+  CHECK(b.held() == 5);
+  CHECK(budget->used() == 5);
+  // No class/block: no partitions, the devices still listed.
+  fs::remove_all(fs::path(p.sysfs) / "class");
+  after = b.list();
+  CHECK(after.partitions.empty());
+  CHECK(after.devices.size() == 5);
+  // No /sys/block: the error every collector reports.
+  fs::remove_all(fs::path(p.sysfs) / "block");
+  CHECK(b.list().error == "list " + p.sysfs + "/block: cannot read directory");
+}
+
+TEST_CASE("block devices: past the descriptor budget devices are still read, just not held", "[block]") {
+  const HostPaths p = sysfs_fixture("azure");
+  auto none = std::make_shared<FdBudget>(0);
+  BlockDevices b(p.sysfs, none);
+  BlockDevices::Listing l = b.list();
+  CHECK(l.devices.size() == 6);
+  CHECK(l.find("sdc")->dir->ok());
+  CHECK_FALSE(l.find("sdc")->held);
+  CHECK(b.held() == 0);
+  CHECK(none->used() == 0);
+  // The queue, topology and tier output is the same with and without held descriptors.
+  long used = -1;
+  auto text = [&](std::shared_ptr<FdBudget> budget) {
+    auto view = std::make_shared<BlockView>(p, nullptr, budget);
+    auto filter = std::make_shared<const DeviceFilter>(std::string(".*"), std::nullopt);
+    QueueCollector q(view, filter);
+    TopologyCollector t(view, filter, std::make_shared<DirectoryDmTableSource>(dm_tables_dir("azure")));
+    Families out;
+    CHECK_FALSE(q.collect(out));
+    CHECK_FALSE(t.collect(out));
+    CHECK_FALSE(q.collect(out));  // a second scrape: from held files when there are
+    used = budget->used();
+    return to_text(out);
+  };
+  auto plenty = std::make_shared<FdBudget>(100000);
+  const std::string held = text(plenty);
+  CHECK(used > 6 * 8);  // directories and attribute files
+  CHECK(plenty->used() == 0);  // all given back with the view
+  CHECK(text(none) == held);
+  CHECK(used == 0);
+}
+
+TEST_CASE("per-scrape readings: one read per epoch, none shared without an epoch", "[block]") {
+  auto epoch = std::make_shared<ScrapeEpoch>();
+  PerScrape<int> shared(epoch);
+  int reads = 0;
+  auto read = [&] { return ++reads; };
+  CHECK(*shared.get(read) == 1);
+  CHECK(*shared.get(read) == 1);
+  epoch->advance();
+  CHECK(*shared.get(read) == 2);
+  PerScrape<int> alone(nullptr);
+  CHECK(*alone.get(read) == 3);
+  CHECK(*alone.get(read) == 4);
+
+  CountingDmTables* counting = nullptr;
+  auto source = std::make_shared<CountingDmTables>();
+  counting = source.get();
+  PerScrapeDmTables tables(source, epoch);
+  CHECK(tables.read_table("dm-0", 253, 0).text == "0 100 linear 8:16 0\ndm-0");
+  CHECK(tables.read_table("dm-0", 253, 0).text == "0 100 linear 8:16 0\ndm-0");
+  CHECK(tables.read_table("dm-1", 253, 1).text == "0 100 linear 8:16 0\ndm-1");
+  CHECK(counting->reads == 2);
+  epoch->advance();
+  tables.read_table("dm-0", 253, 0);
+  CHECK(counting->reads == 3);
+}
+
+TEST_CASE("the gatherer starts a new epoch per scrape: collectors of one scrape share a reading", "[block]") {
+  auto epoch = std::make_shared<ScrapeEpoch>();
+  auto shared = std::make_shared<PerScrape<int>>(epoch);
+  int reads = 0;
+  std::vector<std::unique_ptr<Collector>> cs;
+  cs.push_back(std::make_unique<SharingCollector>("first", shared, &reads));
+  cs.push_back(std::make_unique<SharingCollector>("second", shared, &reads));
+  Gatherer g(std::move(cs), epoch);
+  g.Collect();
+  CHECK(reads == 1);
+  g.Collect();
+  CHECK(reads == 2);
+}
+
+TEST_CASE("process_open_fds by poll(2) counts what /proc/self/fd lists", "[process]") {
+  int extra[3];
+  for (int& fd : extra) fd = ::open("/dev/null", O_RDONLY | O_CLOEXEC);
+  // Both counts are taken with no descriptor of their own open at that moment.
+  auto listed = [] {
+    DIR* d = ::opendir("/proc/self/fd");
+    std::size_t n = 0;
+    while (const dirent* e = ::readdir(d))
+      if (e->d_name[0] != '.') ++n;
+    ::closedir(d);
+    return n - 1;  // the listing's own descriptor
+  };
+  const std::size_t before = listed();
+  auto polled = count_open_fds(1024);
+  REQUIRE(polled);
+  CHECK(*polled == before);
+  for (int fd : extra) ::close(fd);
+  CHECK(*count_open_fds(1024) == before - 3);
+  CHECK_FALSE(count_open_fds(0));
+  CHECK_FALSE(count_open_fds(std::size_t{1} << 40));  // more than RLIMIT_NOFILE: poll cannot
+}
