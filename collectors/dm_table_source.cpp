@@ -88,15 +88,20 @@ DmTableText PerScrapeDmTables::read_table(const std::string& device, unsigned ma
   const std::uint64_t now = epoch_->current();
   {
     std::lock_guard lock(mu_);
-    if (at_ != now) {
-      tables_.clear();
-      at_ = now;
-    }
-    if (auto it = tables_.find(key); it != tables_.end()) return it->second;
+    if (auto tables = tables_.lock(); tables && at_ == now)
+      if (auto it = tables->find(key); it != tables->end()) return it->second;
   }
   DmTableText t = source_->read_table(device, major, minor);
   std::lock_guard lock(mu_);
-  if (at_ == now) tables_.emplace(key, t);
+  auto tables = tables_.lock();
+  if (!tables || at_ != now) {  // the first table of this scrape: a new map, held until it ends
+    if (epoch_->current() != now) return t;
+    tables = std::make_shared<std::map<std::string, DmTableText>>();
+    tables_ = tables;
+    at_ = now;
+    epoch_->hold(tables);
+  }
+  tables->emplace(key, t);
   return t;
 }
 

@@ -81,8 +81,8 @@ class PerScrapeDmTables final : public DmTableSource {
   std::shared_ptr<DmTableSource> source_;
   std::shared_ptr<const ScrapeEpoch> epoch_;
   std::mutex mu_;
-  std::uint64_t at_ = 0;                       // guarded by mu_
-  std::map<std::string, DmTableText> tables_;  // of epoch at_, guarded by mu_
+  std::uint64_t at_ = 0;                                 // guarded by mu_
+  std::weak_ptr<std::map<std::string, DmTableText>> tables_;  // of epoch at_, held by it; guarded by mu_
 };
 
 }  // namespace diskperf

@@ -75,6 +75,7 @@ Families Gatherer::Collect() const {
                            prometheus::MetricType::Gauge);
   add_sample(build, 1.0, {{"version", build::kVersion}, {"revision", build::kRevision},
                           {"compiler", build::kCompiler}});
+  if (epoch_) epoch_->end();  // shared readings are not kept between scrapes
   for (auto& f : self) out.push_back(std::move(f));
   out.erase(std::remove_if(out.begin(), out.end(), [](const auto& f) { return f.metric.empty(); }), out.end());
   return out;

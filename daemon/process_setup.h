@@ -11,12 +11,14 @@ namespace diskperf {
 
 /// Call once at start, before threads exist: caps glibc malloc arenas at 2
 /// (mallopt M_ARENA_MAX), so scrapes on different worker threads reuse the
-/// same memory.
+/// same memory, and fixes the mmap threshold at 1 MiB (M_MMAP_THRESHOLD), so
+/// a scrape's large blocks (the exposition text) are unmapped when freed.
 void configure_allocator();
 
 /// Raises the soft RLIMIT_NOFILE to the hard limit (as Go programs such as
-/// node_exporter do at start): the queue collector keeps sysfs attribute
-/// files open between scrapes, within half of the soft limit.
+/// node_exporter do at start): the queue collector and the /sys/block view
+/// keep sysfs directories and attribute files open between scrapes, within
+/// three quarters of the soft limit (FdBudget, collectors/host_fs.h).
 void raise_open_files_limit();
 
 /// Returns freed heap memory to the kernel (glibc malloc_trim(0)). Called
