@@ -30,13 +30,19 @@ void append_value(std::string& out, double v) {
   }
 }
 
+// Appends `s` with backslash, newline and (in label values) double quote
+// escaped; runs without such characters are appended whole.
 void append_escaped(std::string& out, std::string_view s, bool quote) {
-  for (char c : s) {
-    if (c == '\\') out += "\\\\";
-    else if (c == '\n') out += "\\n";
-    else if (quote && c == '"') out += "\\\"";
-    else out += c;
+  std::size_t start = 0;
+  for (std::size_t i = 0; i < s.size(); ++i) {
+    const char c = s[i];
+    const char* escaped = c == '\\' ? "\\\\" : c == '\n' ? "\\n" : (quote && c == '"') ? "\\\"" : nullptr;
+    if (!escaped) continue;
+    out.append(s.data() + start, i - start);
+    out += escaped;
+    start = i + 1;
   }
+  out.append(s.data() + start, s.size() - start);
 }
 
 void append_labels(std::string& out, const std::vector<prometheus::ClientMetric::Label>& labels,
