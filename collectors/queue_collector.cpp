@@ -214,30 +214,46 @@ std::optional<std::string> QueueCollector::collect(Families& out) {
   // Partitions by disk (the listing's are sorted by name).
   std::unordered_map<std::string_view, std::vector<std::string_view>> parts_of;
   for (const BlockDevices::Partition& p : listing->partitions) parts_of[p.disk].push_back(p.name);
+  // Two passes: first what outlives the scrape (held files, cached static
+  // attributes: allocated together, so the memory freed after the scrape is
+  // not pinned by them), then the live reads.
+  struct Pending {
+    const BlockDevices::Device* device;
+    std::shared_ptr<const QueueHeldFiles> held;
+    std::shared_ptr<const StaticInfo> info;
+  };
+  std::vector<Pending> pending;
+  pending.reserve(listing->devices.size());
   for (const BlockDevices::Device& d : listing->devices) {
     const std::string& dev = d.name;
     if (!filter_->accepts(dev)) continue;
     if (before_read_) before_read_(dev);
     const HostDir& dir = *d.dir;
     // Files are held only for a held directory (the same object at every scrape).
-    const std::shared_ptr<const QueueHeldFiles> held = d.held ? held_files(dev, d.dir) : nullptr;
-    auto read = [&](std::size_t i) { return held ? held->read(i) : dir.read_file(held_name(i), kMaxAttrBytes); };
+    std::shared_ptr<const QueueHeldFiles> held = d.held ? held_files(dev, d.dir) : nullptr;
     // Identity: major:minor, plus the disk sequence number (5.15+) that
     // changes whenever new media or a new backing file is attached.
     const FileContent devno = held ? held->dev() : dir.read_file("dev", kMaxAttrBytes);
     if (devno.status == ReadStatus::absent || devno.status == ReadStatus::vanished) continue;  // gone
     std::string identity;
     if (devno.ok() && !trim_attr(devno.data).empty()) {
-      FileContent seq = read(kHeldDiskseq);
+      FileContent seq = held ? held->read(kHeldDiskseq) : dir.read_file(held_name(kHeldDiskseq), kMaxAttrBytes);
       identity = trim_attr(devno.data) + "|" + (seq.ok() ? trim_attr(seq.data) : "");
     }
+    pending.push_back({&d, std::move(held), static_info(dev, dir, identity)});
+  }
+  for (const Pending& p : pending) {
+    const std::string& dev = p.device->name;
+    const HostDir& dir = *p.device->dir;
+    const std::shared_ptr<const QueueHeldFiles>& held = p.held;
+    auto read = [&](std::size_t i) { return held ? held->read(i) : dir.read_file(held_name(i), kMaxAttrBytes); };
     present.insert(dev);
     SysfsAttrs attrs;
     for (std::size_t i = kHeldFirstDynamic; i < kHeldCount; ++i) {
       FileContent f = read(i);
       if (f.ok()) attrs.emplace(held_name(i), std::move(f.data));
     }
-    const std::shared_ptr<const StaticInfo> info = static_info(dev, dir, identity);
+    const std::shared_ptr<const StaticInfo>& info = p.info;
     // Gone while it was read: no series, no cache entry (nothing stale).
     ReadStatus again = dir.exists("dev");
     if (again == ReadStatus::absent || again == ReadStatus::vanished) {
