@@ -231,6 +231,10 @@ std::optional<std::string> QueueCollector::collect(Families& out) {
     const HostDir& dir = *d.dir;
     // Files are held only for a held directory (the same object at every scrape).
     std::shared_ptr<const QueueHeldFiles> held = d.held ? held_files(dev, d.dir) : nullptr;
+    if (!d.held) {  // files held on an earlier directory of this name belong to a replaced device
+      std::lock_guard lock(mu_);
+      held_.erase(dev);
+    }
     // Identity: major:minor, plus the disk sequence number (5.15+) that
     // changes whenever new media or a new backing file is attached.
     const FileContent devno = held ? held->dev() : dir.read_file("dev", kMaxAttrBytes);
