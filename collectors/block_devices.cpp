@@ -65,7 +65,7 @@ BlockDevices::Listing BlockDevices::list() {
       names.insert(e.name);
       auto it = held_.find(e.name);
       if (it != held_.end() && it->second.ino == e.ino) {
-        out.devices.push_back({e.name, it->second.dir, true, it->second.may_stack});
+        out.devices.push_back({e.name, it->second.dir, true, it->second.may_stack, e.ino});
         continue;
       }
       if (it != held_.end()) held_.erase(it);  // a new entry under the same name: a new device
@@ -77,9 +77,9 @@ BlockDevices::Listing BlockDevices::list() {
           budget->give_back(1);
         });
         held_.emplace(e.name, Held{e.ino, dir, stack});
-        out.devices.push_back({e.name, std::move(dir), true, stack});
+        out.devices.push_back({e.name, std::move(dir), true, stack, e.ino});
       } else {
-        out.devices.push_back({e.name, std::move(opened), false, stack});
+        out.devices.push_back({e.name, std::move(opened), false, stack, e.ino});
       }
     }
     std::erase_if(held_, [&](const auto& kv) { return !names.count(kv.first); });

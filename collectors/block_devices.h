@@ -44,6 +44,9 @@ class BlockDevices {
     /// with a parent hardware device: SCSI, NVMe, virtio). Only virtual devices (dm, md, bcache)
     /// register members as holders (bd_link_disk_holder, block/holder.c).
     bool may_stack = true;
+    /// Inode number of the /sys/block/<name> entry: a new one when the device was removed and
+    /// added again under the same name (identifies the device where `diskseq` is missing).
+    std::uint64_t ino = 0;
   };
   struct Partition {
     std::string name;  ///< kernel name ("sda1")

@@ -236,13 +236,15 @@ std::optional<std::string> QueueCollector::collect(Families& out) {
       held_.erase(dev);
     }
     // Identity: major:minor, plus the disk sequence number (5.15+) that
-    // changes whenever new media or a new backing file is attached.
+    // changes whenever new media or a new backing file is attached, plus the
+    // /sys/block entry's inode (a new device under the same name and number,
+    // which is all that tells them apart before 5.15).
     const FileContent devno = held ? held->dev() : dir.read_file("dev", kMaxAttrBytes);
     if (devno.status == ReadStatus::absent || devno.status == ReadStatus::vanished) continue;  // gone
     std::string identity;
     if (devno.ok() && !trim_attr(devno.data).empty()) {
       FileContent seq = held ? held->read(kHeldDiskseq) : dir.read_file(held_name(kHeldDiskseq), kMaxAttrBytes);
-      identity = trim_attr(devno.data) + "|" + (seq.ok() ? trim_attr(seq.data) : "");
+      identity = trim_attr(devno.data) + "|" + (seq.ok() ? trim_attr(seq.data) : "") + "|" + std::to_string(d.ino);
     }
     pending.push_back({&d, std::move(held), static_info(dev, dir, identity)});
   }

@@ -23,7 +23,7 @@
 // without changing them). Attributes that only change with the device
 // (block sizes, max_hw_sectors_kb, model, vendor, wwid, number of hardware
 // queues) are cached per device and re-read when its identity (`dev`
-// major:minor and `diskseq`) changes or it disappears.
+// major:minor, `diskseq` and the /sys/block entry's inode) changes or it disappears.
 
 #include <atomic>
 #include <functional>
@@ -66,7 +66,7 @@ class QueueCollector final : public Collector {
 
  private:
   struct StaticInfo {
-    std::string identity;  ///< "dev|diskseq" texts; empty: not cacheable
+    std::string identity;  ///< "dev|diskseq|/sys/block inode"; empty: not cacheable
     QueueSettings settings;  ///< only the static attributes' fields are set
     std::optional<std::uint64_t> hw_queues;
   };
