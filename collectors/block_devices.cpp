@@ -69,25 +69,46 @@ BlockDevices::Listing BlockDevices::list() {
         continue;
       }
       if (it != held_.end()) held_.erase(it);  // a new entry under the same name: a new device
-      auto opened = std::make_unique<HostDir>(block, e.name);
       const bool stack = may_stack(block, e.name);
-      if (opened->ok() && budget_->try_take(1)) {  // held: its descriptor counts until the last user drops it
-        std::shared_ptr<const HostDir> dir(opened.release(), [budget = budget_](const HostDir* d) {
-          delete d;
-          budget->give_back(1);
-        });
-        held_.emplace(e.name, Held{e.ino, dir, stack});
-        out.devices.push_back({e.name, std::move(dir), true, stack, e.ino});
-      } else {
-        out.devices.push_back({e.name, std::move(opened), false, stack, e.ino});
+      if (!budget_->try_take(1)) {  // beyond the budget: no descriptor kept, files opened by path
+        out.devices.push_back(
+            {e.name, std::make_shared<const HostDir>(HostDir::by_path(join_path(block.path(), e.name))), false, stack, e.ino});
+        continue;
       }
+      auto opened = std::make_unique<HostDir>(block, e.name);
+      if (!opened->ok()) {  // gone or unreadable: every read says why
+        budget_->give_back(1);
+        out.devices.push_back({e.name, std::move(opened), false, stack, e.ino});
+        continue;
+      }
+      // Held: its descriptor counts until the last user drops it.
+      std::shared_ptr<const HostDir> dir(opened.release(), [budget = budget_](const HostDir* d) {
+        delete d;
+        budget->give_back(1);
+      });
+      held_.emplace(e.name, Held{e.ino, dir, stack});
+      out.devices.push_back({e.name, std::move(dir), true, stack, e.ino});
     }
     std::erase_if(held_, [&](const auto& kv) { return !names.count(kv.first); });
   }
 
   const HostDir cls(sys, "class/block");
   std::vector<DirEntry> links = cls.entries({}, &st);
-  if (st != ReadStatus::ok) links.clear();
+  if (st != ReadStatus::ok) {
+    // No class/block (a captured tree, CONFIG_SYSFS_DEPRECATED): partitions are the
+    // subdirectories of a disk named after it that have a `partition` file.
+    for (const Device& d : out.devices) {
+      std::vector<DirEntry> sub = d.dir->entries();
+      std::sort(sub.begin(), sub.end(), [](const DirEntry& a, const DirEntry& b) { return a.name < b.name; });
+      for (const DirEntry& e : sub)
+        if (e.name.size() > d.name.size() && e.name.compare(0, d.name.size(), d.name) == 0 &&
+            d.dir->exists(e.name + "/partition") == ReadStatus::ok)
+          out.partitions.push_back({e.name, d.name});
+    }
+    std::sort(out.partitions.begin(), out.partitions.end(),
+              [](const Partition& a, const Partition& b) { return a.name < b.name; });
+    return out;
+  }
   std::sort(links.begin(), links.end(), [](const DirEntry& a, const DirEntry& b) { return a.name < b.name; });
   std::unordered_set<std::string_view> seen;
   std::lock_guard lock(mu_);

@@ -12,7 +12,8 @@
 //
 // Partitions are the entries of <sysfs>/class/block that are not in /sys/block; the disk of each
 // is the parent directory of its class/block link target (".../block/sda/sda1" -> "sda"), read
-// once per link (inode). Without class/block, no partitions are listed.
+// once per link (inode). Without class/block (a captured tree, CONFIG_SYSFS_DEPRECATED) they are
+// the subdirectories of each disk named after it with a `partition` file (one listing per disk).
 
 #include <cstdint>
 #include <memory>
@@ -30,7 +31,7 @@ namespace diskperf {
 class BlockDevices {
  public:
   /// `sysfs` is the sysfs root (--path.sysfs). Directories are held while `budget` allows;
-  /// devices beyond it get a directory opened per listing.
+  /// devices beyond it get a path-based HostDir (HostDir::by_path: no descriptor kept).
   BlockDevices(std::string sysfs, std::shared_ptr<FdBudget> budget);
 
   struct Device {

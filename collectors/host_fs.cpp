@@ -185,12 +185,21 @@ HostDir::HostDir(const HostDir& parent, std::string_view rel) : path_(join_path(
     return;
   }
   CPath p(rel);
-  fd_ = p.ok ? ::openat(parent.fd_, p.buf, O_RDONLY | O_DIRECTORY | O_CLOEXEC) : -1;
+  fd_ = !p.ok             ? -1
+        : parent.by_path_ ? ::open(path_.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+                          : ::openat(parent.fd_, p.buf, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   if (fd_ < 0) open_errno_ = p.ok ? errno : ENAMETOOLONG;
 }
 
+HostDir HostDir::by_path(std::string path) {
+  HostDir d;
+  d.path_ = std::move(path);
+  d.by_path_ = true;
+  return d;
+}
+
 HostDir::HostDir(HostDir&& other) noexcept
-    : path_(std::move(other.path_)), fd_(other.fd_), open_errno_(other.open_errno_) {
+    : path_(std::move(other.path_)), fd_(other.fd_), open_errno_(other.open_errno_), by_path_(other.by_path_) {
   other.fd_ = -1;
 }
 
@@ -240,6 +249,16 @@ FileContent read_open_file(int fd, std::string_view path, std::size_t max_bytes)
 }
 
 int HostDir::open_file(std::string_view rel) const {
+  if (by_path_) {
+    const std::string path = join_path(path_, rel);
+    int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+    if (fd >= 0 && !is_regular(fd)) {
+      ::close(fd);
+      errno = EINVAL;
+      return -1;
+    }
+    return fd;
+  }
   if (!ok()) {
     errno = open_errno_;
     return -1;
@@ -269,6 +288,7 @@ FileContent HostDir::read_file(std::string_view rel, std::size_t max_bytes) cons
 }
 
 ReadStatus HostDir::exists(std::string_view rel) const {
+  if (by_path_) return ::access(join_path(path_, rel).c_str(), F_OK) == 0 ? ReadStatus::ok : classify_errno(errno);
   if (!ok()) return classify_errno(open_errno_);
   CPath p(rel);
   if (!p.ok) return ReadStatus::other;
@@ -276,6 +296,7 @@ ReadStatus HostDir::exists(std::string_view rel) const {
 }
 
 std::vector<std::string> HostDir::list_dir(std::string_view rel, ReadStatus* status) const {
+  if (by_path_) return diskperf::list_dir(join_path(path_, rel), status);
   if (!ok()) {
     if (status) *status = classify_errno(open_errno_);
     return {};
@@ -303,7 +324,9 @@ std::vector<DirEntry> HostDir::entries(std::string_view rel, ReadStatus* status)
     return {};
   }
   CPath p(rel);
-  int fd = p.ok ? ::openat(fd_, p.buf, O_RDONLY | O_DIRECTORY | O_CLOEXEC) : -1;
+  int fd = !p.ok     ? -1
+           : by_path_ ? ::open(join_path(path_, rel).c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+                      : ::openat(fd_, p.buf, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   if (fd < 0) {
     if (status) *status = classify_errno(p.ok ? errno : ENAMETOOLONG);
     return {};
@@ -316,6 +339,7 @@ std::vector<DirEntry> HostDir::entries(std::string_view rel, ReadStatus* status)
 }
 
 std::string HostDir::read_link(std::string_view rel) const {
+  if (by_path_) return diskperf::read_link(join_path(path_, rel));
   if (!ok()) return {};
   CPath p(rel);
   if (!p.ok) return {};

@@ -97,14 +97,19 @@ class HostDir {
   explicit HostDir(std::string path);
   /// Opens `rel` below `parent` (one openat; symlinks followed).
   HostDir(const HostDir& parent, std::string_view rel);
+  /// `path` without a descriptor: every call goes through the full path
+  /// (the path-based functions above), so nothing stays open. For
+  /// directories beyond a descriptor budget. ok() is true.
+  static HostDir by_path(std::string path);
   HostDir(HostDir&& other) noexcept;
   HostDir& operator=(HostDir&&) = delete;
   HostDir(const HostDir&) = delete;
   ~HostDir();
 
-  bool ok() const { return fd_ >= 0; }
+  /// Opened (or path-based).
+  bool ok() const { return fd_ >= 0 || by_path_; }
   ReadStatus open_status() const;
-  /// The directory's descriptor (-1 when not ok()); owned by this object.
+  /// The directory's descriptor (-1 when not opened or path-based); owned by this object.
   int fd() const { return fd_; }
   const std::string& path() const { return path_; }
 
@@ -132,9 +137,11 @@ class HostDir {
   int open_file(std::string_view rel) const;
 
  private:
+  HostDir() = default;
   std::string path_;
   int fd_ = -1;
   int open_errno_ = 0;
+  bool by_path_ = false;
 };
 
 }  // namespace diskperf

@@ -14,7 +14,9 @@ namespace diskperf {
 
 /// Open descriptors of this process: the numbers below `table_size` (FDSize
 /// of /proc/self/status) for which poll(2) does not report POLLNVAL, in one
-/// call. Counts what a listing of /proc/self/fd counts (process_open_fds).
+/// call. Counts what a listing of /proc/self/fd counts (process_open_fds),
+/// except O_PATH descriptors, which poll(2) reports as POLLNVAL (the daemon
+/// opens none).
 /// nullopt when poll cannot be used (table larger than RLIMIT_NOFILE, error).
 std::optional<std::size_t> count_open_fds(std::size_t table_size);
 

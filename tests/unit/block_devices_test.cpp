@@ -90,12 +90,10 @@ TEST_CASE("queue: a replaced device whose new directory is beyond the budget lea
 }
 
 TEST_CASE("block devices: directories beyond the budget are not kept open by a listing",
-          "[block][fd][!shouldfail]") {
-  // Known bug (wip-break): BlockDevices::list() opens every device directory the budget does not
-  // cover and keeps it open in the Listing, which BlockView caches until the next scrape: with
-  // more devices than the budget, the process holds one descriptor per device whatever the
-  // budget (a daemon with RLIMIT_NOFILE 1024 and 1600 devices runs out of descriptors and drops
-  // the queue series of ~580 devices). Remove [!shouldfail] when fixed.
+          "[block][fd]") {
+  // Found by a breaker: directories beyond the budget were opened and kept open in the Listing
+  // (cached for the scrape), so a daemon with RLIMIT_NOFILE 1024 and 1600 devices ran out of
+  // descriptors and lost the queue series of ~580 devices. Now they are path-based.
   TempDir tmp;
   HostPaths p = copy_fixture("azure", tmp);
   BlockDevices block(p.sysfs, std::make_shared<FdBudget>(0));
@@ -129,11 +127,10 @@ TEST_CASE("queue: a disk replaced by another with the same major:minor and no di
   CHECK(value(fs, "diskperf_disk_logical_block_size_bytes", {{"device", "sdd"}}) == 4096);
 }
 
-TEST_CASE("queue: partitions are reported when <sysfs>/class/block is missing", "[queue][!shouldfail]") {
-  // Known regression (wip-break): partitions now come only from class/block; a tree without it
-  // (a captured host, CONFIG_SYSFS_DEPRECATED) loses every partition series silently, with
-  // diskperf_scrape_collector_success{collector="queue"} 1. HEAD~2 found them as subdirectories of
-  // the disk. Remove [!shouldfail] when fixed.
+TEST_CASE("queue: partitions are reported when <sysfs>/class/block is missing", "[queue]") {
+  // Found by a breaker: partitions came only from class/block, so a tree without it (a captured
+  // host, CONFIG_SYSFS_DEPRECATED) lost every partition series silently. Now the disks'
+  // subdirectories are looked at instead.
   TempDir tmp;
   HostPaths p = copy_fixture("partitions", tmp);
   std::filesystem::remove_all(tmp.path / "sys/class/block");

@@ -112,10 +112,10 @@ TEST_CASE("block devices: directories are held across listings and replaced with
   CHECK(names(after) == std::vector<std::string>{"dm-0", "sda", "sdb", "sdc", "sdd"});
   CHECK(b.held() == 5);
   CHECK(budget->used() == 5);
-  // No class/block: no partitions, the devices still listed.
+  // No class/block: partitions from the disks' subdirectories.
   fs::remove_all(fs::path(p.sysfs) / "class");
   after = b.list();
-  CHECK(after.partitions.empty());
+  CHECK(partitions(after) == std::vector<std::pair<std::string, std::string>>{{"sda1", "sda"}});
   CHECK(after.devices.size() == 5);
   // No /sys/block: the error every collector reports.
   fs::remove_all(fs::path(p.sysfs) / "block");
@@ -129,6 +129,7 @@ TEST_CASE("block devices: past the descriptor budget devices are still read, jus
   BlockDevices::Listing l = b.list();
   CHECK(l.devices.size() == 6);
   CHECK(l.find("sdc")->dir->ok());
+  CHECK(l.find("sdc")->dir->fd() == -1);  // path-based: no descriptor
   CHECK_FALSE(l.find("sdc")->held);
   CHECK(b.held() == 0);
   CHECK(none->used() == 0);
