@@ -123,14 +123,22 @@ std::optional<std::string> ProcessCollector::collect(Families& out) {
     gauge(out, "process_max_fds", "Maximum number of open file descriptors.",
           lim.rlim_cur == RLIM_INFINITY ? -1.0 : static_cast<double>(lim.rlim_cur));
   }
-  FileContent pstat = read_file(join_path(procfs_, "stat"));
-  if (pstat.ok()) {
-    double btime = boot_time(pstat.data);
+  std::optional<double> start_time;
+  {
+    std::lock_guard lock(mu_);
+    start_time = start_time_;
+  }
+  if (!start_time) {
+    FileContent pstat = read_file(join_path(procfs_, "stat"));
+    const double btime = pstat.ok() ? boot_time(pstat.data) : 0;
     if (btime > 0) {
-      gauge(out, "process_start_time_seconds", "Start time of the process since unix epoch in seconds.",
-            btime + start_ticks / ticks);
+      start_time = btime + start_ticks / ticks;
+      std::lock_guard lock(mu_);
+      start_time_ = start_time;
     }
   }
+  if (start_time)
+    gauge(out, "process_start_time_seconds", "Start time of the process since unix epoch in seconds.", *start_time);
   return std::nullopt;
 }
 

@@ -8,6 +8,7 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include <ctime>
 #include <filesystem>
 
 #include "collectors/block_view.h"
@@ -215,4 +216,18 @@ TEST_CASE("process_open_fds by poll(2) counts what /proc/self/fd lists", "[proce
   CHECK(*count_open_fds(1024) == before - 3);
   CHECK_FALSE(count_open_fds(0));
   CHECK_FALSE(count_open_fds(std::size_t{1} << 40));  // more than RLIMIT_NOFILE: poll cannot
+}
+
+TEST_CASE("process collector: start time read once, the same at every scrape", "[process]") {
+  ProcessCollector c;
+  Families a, b;
+  REQUIRE_FALSE(c.collect(a));
+  REQUIRE_FALSE(c.collect(b));
+  const auto first = value(a, "process_start_time_seconds", {});
+  REQUIRE(first);
+  CHECK(value(b, "process_start_time_seconds", {}) == first);
+  const double now = static_cast<double>(std::time(nullptr));
+  CHECK(*first <= now + 1);
+  CHECK(*first > now - 24 * 3600);  // this test process started today
+  CHECK(value(a, "process_open_fds", {}) > 2);
 }
