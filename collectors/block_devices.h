@@ -36,9 +36,11 @@ class BlockDevices {
 
   struct Device {
     std::string name;                    ///< kernel name ("sda", "dm-0")
-    std::shared_ptr<const HostDir> dir;  ///< <sysfs>/block/<name>; not ok() when it cannot be opened
+    /// <sysfs>/block/<name>: held open, or path-based (HostDir::by_path) beyond the descriptor
+    /// budget; not ok() when it could not be opened (gone, unreadable).
+    std::shared_ptr<const HostDir> dir;
     /// Whether `dir` is held between listings (the same object until the device is replaced);
-    /// false when the descriptor budget is spent (a new object per listing).
+    /// false beyond the descriptor budget or when it could not be opened (a new object per listing).
     bool held = false;
     /// Whether the device can be built on other block devices and so have entries in slaves/:
     /// false only for a device whose /sys/block link points outside /sys/devices/virtual (a disk
