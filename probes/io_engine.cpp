@@ -24,7 +24,9 @@ std::unique_ptr<IoEngine> IoEngine::open(const std::string& path, bool writable,
     return nullptr;
   }
   std::unique_ptr<IoEngine> e(new IoEngine());
-  e->fd_ = ::open(path.c_str(), (writable ? O_RDWR : O_RDONLY) | O_DIRECT | O_CLOEXEC);
+  // Writes only ever go to the exporter's own probe file (block devices are read-only to the
+  // probe, probes/probe_target.h), so a writable open never follows a symbolic link.
+  e->fd_ = ::open(path.c_str(), (writable ? O_RDWR | O_NOFOLLOW : O_RDONLY) | O_DIRECT | O_CLOEXEC);
   if (e->fd_ < 0) {
     error = "open " + path + ": " + std::strerror(errno);
     return nullptr;

@@ -32,7 +32,8 @@ struct IoCompletion {
 
 class IoEngine {
  public:
-  /// Opens `path` with O_DIRECT (O_RDONLY unless `writable`) and sets up an io_context of
+  /// Opens `path` with O_DIRECT (O_RDONLY unless `writable`; writable opens add O_NOFOLLOW, as
+  /// writes go only to the exporter's own probe file) and sets up an io_context of
   /// `iodepth` slots with buffers of `bs` bytes aligned to `alignment` (at least 4096).
   /// Returns nullptr and sets `error` ("open /dev/x: Permission denied", ...) on failure.
   static std::unique_ptr<IoEngine> open(const std::string& path, bool writable, unsigned iodepth,

@@ -105,7 +105,9 @@ std::string probe_file_path(const std::string& dir, const std::string& job_name)
 
 std::string prepare_probe_file(const std::string& path, std::uint64_t size) {
   struct stat st {};
-  if (::stat(path.c_str(), &st) == 0) {
+  // lstat: a symbolic link planted at the probe file's path (say, to a database file of the same
+  // size) must not be taken for the probe file; it is refused, never followed.
+  if (::lstat(path.c_str(), &st) == 0) {
     if (!S_ISREG(st.st_mode)) return path + " exists and is not a regular file";
     if (static_cast<std::uint64_t>(st.st_size) == size) return "";  // laid out by an earlier run
   }

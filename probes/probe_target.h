@@ -33,7 +33,8 @@ std::string probe_file_path(const std::string& dir, const std::string& job_name)
 
 /// Creates (or reuses, when it exists with the right size) the probe file and lays it out by
 /// writing real data with O_DIRECT + fdatasync, so reads of it reach the disk (reads of
-/// never-written extents do not). Returns an empty string, or the error.
+/// never-written extents do not). Returns an empty string, or the error ("... exists and is not a
+/// regular file" for anything else at `path`, a symbolic link included: never followed).
 std::string prepare_probe_file(const std::string& path, std::uint64_t size);
 
 /// The safety rules, pure: an empty list when `job` may run against `target` (already

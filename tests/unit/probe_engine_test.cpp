@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <filesystem>
 #include <fstream>
 #include <random>
 
@@ -187,4 +188,23 @@ TEST_CASE("a short file read past its end is counted as short_read", "[probe][ru
   RunResult r = run_probe(job, file, 4096, 16384, 4096);
   REQUIRE(r.errors.at("short_read") == 1);
   REQUIRE(r.read.ios == 0);
+}
+
+TEST_CASE("a symbolic link planted at the probe file's path is refused, never written through", "[probe][safety]") {
+  test::TempDir dir;
+  const std::string victim = (dir.path / "database.dat").string();
+  {
+    std::ofstream f(victim, std::ios::binary);
+    f << std::string(1u << 20, 'D');  // the same size as the probe file
+  }
+  const std::string probe = probe_file_path(dir.str(), "w");
+  std::filesystem::create_symlink(victim, probe);
+  const std::string err = prepare_probe_file(probe, 1u << 20);
+  CHECK(err == probe + " exists and is not a regular file");
+  std::string error;
+  CHECK_FALSE(IoEngine::open(probe, true, 1, 4096, 4096, error));
+  CHECK(error == "open " + probe + ": Too many levels of symbolic links");
+  std::ifstream in(victim, std::ios::binary);
+  const std::string content((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  CHECK(content == std::string(1u << 20, 'D'));  // untouched
 }
