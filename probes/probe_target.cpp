@@ -4,6 +4,7 @@
 #include <linux/fs.h>
 #include <sys/ioctl.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
@@ -103,14 +104,35 @@ std::string probe_file_path(const std::string& dir, const std::string& job_name)
   return join_path(dir, ".diskperf_probe_" + job_name + ".dat");
 }
 
+std::string probe_file_space_error(const std::string& path, std::uint64_t need, std::uint64_t free_bytes,
+                                   std::uint64_t fs_bytes) {
+  const std::uint64_t reserve = fs_bytes / 100 * kProbeFileMinFreePercent;
+  if (need == 0) return "";  // reusing or shrinking takes nothing
+  if (need <= free_bytes && free_bytes - need >= reserve) return "";
+  return "laying out " + path + " needs " + std::to_string(need) + " bytes, and its file system has " +
+         std::to_string(free_bytes) + " of " + std::to_string(fs_bytes) + " bytes free: it would leave less than " +
+         std::to_string(kProbeFileMinFreePercent) + "% free (lower file_size)";
+}
+
 std::string prepare_probe_file(const std::string& path, std::uint64_t size) {
   struct stat st {};
   // lstat: a symbolic link planted at the probe file's path (say, to a database file of the same
   // size) must not be taken for the probe file; it is refused, never followed.
+  std::uint64_t held = 0;  // bytes the existing probe file occupies (freed when it is laid out again)
   if (::lstat(path.c_str(), &st) == 0) {
     if (!S_ISREG(st.st_mode)) return path + " exists and is not a regular file";
     if (static_cast<std::uint64_t>(st.st_size) == size) return "";  // laid out by an earlier run
+    held = static_cast<std::uint64_t>(st.st_blocks) * 512;
   }
+  // Never fill the volume a database lives on.
+  const std::string dir = std::filesystem::path(path).parent_path().string();
+  struct statvfs vfs {};
+  if (::statvfs(dir.empty() ? "." : dir.c_str(), &vfs) != 0) return "statvfs " + dir + ": " + std::strerror(errno);
+  const std::uint64_t need = size > held ? size - held : 0;
+  if (std::string err = probe_file_space_error(path, need, static_cast<std::uint64_t>(vfs.f_bavail) * vfs.f_frsize,
+                                               static_cast<std::uint64_t>(vfs.f_blocks) * vfs.f_frsize);
+      !err.empty())
+    return err;
   int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_DIRECT | O_CLOEXEC | O_NOFOLLOW, 0600);
   if (fd < 0) return "create " + path + ": " + std::strerror(errno);
   const std::size_t chunk = 1u << 20;

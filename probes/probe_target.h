@@ -31,10 +31,21 @@ TargetInfo inspect_target(const std::string& path, const HostPaths& paths);
 /// The probe file the exporter owns for job `job_name` in directory `dir`.
 std::string probe_file_path(const std::string& dir, const std::string& job_name);
 
+/// Share of a file system that laying out a probe file must leave free (a probe must never fill
+/// the volume a database lives on).
+inline constexpr std::uint64_t kProbeFileMinFreePercent = 10;
+
+/// Why laying out `need` more bytes at `path` is refused: when they do not fit in `free_bytes`
+/// (statvfs f_bavail x f_frsize) with kProbeFileMinFreePercent of `fs_bytes` (f_blocks x f_frsize)
+/// left over. Empty when it fits or `need` is 0. Pure.
+std::string probe_file_space_error(const std::string& path, std::uint64_t need, std::uint64_t free_bytes,
+                                   std::uint64_t fs_bytes);
+
 /// Creates (or reuses, when it exists with the right size) the probe file and lays it out by
 /// writing real data with O_DIRECT + fdatasync, so reads of it reach the disk (reads of
 /// never-written extents do not). Returns an empty string, or the error ("... exists and is not a
-/// regular file" for anything else at `path`, a symbolic link included: never followed).
+/// regular file" for anything else at `path`, a symbolic link included: never followed; the
+/// probe_file_space_error when its file system would be left with less than 10% free).
 std::string prepare_probe_file(const std::string& path, std::uint64_t size);
 
 /// The safety rules, pure: an empty list when `job` may run against `target` (already

@@ -208,3 +208,20 @@ TEST_CASE("a symbolic link planted at the probe file's path is refused, never wr
   const std::string content((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   CHECK(content == std::string(1u << 20, 'D'));  // untouched
 }
+
+TEST_CASE("a probe file never fills its file system: 10% of it stays free", "[probe][safety]") {
+  // 100 GB file system, 20 GB free: 9 GB more leaves 11 GB (> 10 GB), 11 GB leaves 9 GB.
+  CHECK(probe_file_space_error("/data/p", 9'000'000'000, 20'000'000'000, 100'000'000'000).empty());
+  CHECK(probe_file_space_error("/data/p", 11'000'000'000, 20'000'000'000, 100'000'000'000) ==
+        "laying out /data/p needs 11000000000 bytes, and its file system has 20000000000 of 100000000000 bytes "
+        "free: it would leave less than 10% free (lower file_size)");
+  CHECK_FALSE(probe_file_space_error("/data/p", 30'000'000'000, 20'000'000'000, 100'000'000'000).empty());
+  CHECK(probe_file_space_error("/data/p", 0, 0, 100).empty());  // shrinking or reusing a file takes nothing
+  CHECK_FALSE(probe_file_space_error("/data/p", 1, 10, 100).empty());  // 9 left of 100: under 10%
+  // Through prepare_probe_file on this machine's temp file system: nothing is created.
+  test::TempDir dir;
+  const std::string probe = probe_file_path(dir.str(), "huge");
+  const std::string err = prepare_probe_file(probe, 1ull << 60);
+  CHECK(err.rfind("laying out " + probe + " needs 1152921504606846976 bytes", 0) == 0);
+  CHECK_FALSE(std::filesystem::exists(probe));
+}
