@@ -32,6 +32,11 @@ std::optional<std::uint64_t> parse_size(std::string_view s);
 /// runtime= unit). std::nullopt for garbage or a negative value.
 std::optional<std::chrono::nanoseconds> parse_duration(std::string_view s);
 
+/// Most buffer memory one probe job may use: bs x iodepth (one bs-sized, aligned buffer per I/O
+/// slot, filled by the device). Generous for any disk shape (the presets use 1-8 MiB), small enough
+/// that a typo (bs: 64M, iodepth: 1024) cannot take 64 GiB from a database host.
+inline constexpr std::uint64_t kMaxProbeBufferBytes = 256ull << 20;
+
 /// One probe job as configured. Sizes in bytes, times in nanoseconds.
 struct ProbeJob {
   std::string name;    ///< the `probe` label

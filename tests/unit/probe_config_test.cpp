@@ -91,6 +91,10 @@ TEST_CASE("probe config: each validation error", "[config][probe][bad-input]") {
   CHECK(has(one_error("    target: /dev/sdc\n    jitter: 2m\n"), "jitter must not exceed interval"));
   CHECK(has(one_error("    target: /dev/sdc\n    colour: red\n"), "unknown key 'colour' in a probe"));
   CHECK(has(one_error("    target: /dev/sdc\n    bs: 8k\n    size: 4k\n"), "size is smaller than bs"));
+  auto big = one_error("    target: /dev/sdc\n    bs: 64M\n    iodepth: 1024\n");
+  CHECK(has(big, "bs x iodepth needs 67108864 x 1024 bytes of buffers; at most 268435456 (256 MiB) per job"));
+  CHECK(big.line == 4);  // at bs
+  CHECK(parse_config("probes:\n  - {name: a, target: /dev/sdc, bs: 1M, iodepth: 256}\n").errors.empty());  // exactly 256 MiB
   auto dup = parse_config("probes:\n  - {name: a, target: /dev/sda}\n  - {name: a, target: /dev/sdb}\n");
   REQUIRE(dup.errors.size() == 1);
   CHECK(has(dup.errors[0], "duplicate probe name 'a'"));
