@@ -29,10 +29,7 @@ class Validator {
       error(n, where + " must be a mapping");
       return false;
     }
-    for (const auto& kv : n) {
-      const std::string key = kv.first.Scalar();
-      if (!allowed.count(key)) error(kv.first, "unknown key '" + key + "' in " + where);
-    }
+    for (const auto& [key, msg] : key_problems(n, where, allowed)) error(key, msg);
     return true;
   }
 

@@ -8,6 +8,7 @@
 #include <set>
 
 #include "config/config.h"
+#include "config/yaml_error.h"
 
 namespace diskperf {
 namespace {
@@ -28,8 +29,7 @@ class Reader {
       error(n, where + " must be a mapping");
       return false;
     }
-    for (const auto& kv : n)
-      if (!allowed.count(kv.first.Scalar())) error(kv.first, "unknown key '" + kv.first.Scalar() + "' in " + where);
+    for (const auto& [key, msg] : key_problems(n, where, allowed)) error(key, msg);
     return true;
   }
   std::optional<std::string> text(const YAML::Node& n, const std::string& where) {

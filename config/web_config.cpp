@@ -24,8 +24,7 @@ struct Errors {
       add(n, where + " must be a mapping");
       return false;
     }
-    for (const auto& kv : n)
-      if (!keys.count(kv.first.Scalar())) add(kv.first, "unknown key '" + kv.first.Scalar() + "' in " + where);
+    for (const auto& [key, msg] : key_problems(n, where, keys)) add(key, msg);
     return true;
   }
   std::map<std::string, std::string> string_map(const YAML::Node& n, const std::string& where) {

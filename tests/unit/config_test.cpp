@@ -87,3 +87,18 @@ TEST_CASE("web config: an empty user name and a stray mapping do not throw (fuzz
   auto c = parse_config("collectors:\n  : x\n");
   CHECK_FALSE(c.config);
 }
+
+TEST_CASE("config: a key given twice in a mapping is an error, with its position", "[config][bad-input]") {
+  // YAML forbids duplicate keys; yaml-cpp would silently use the first one.
+  auto c = parse_config("probes:\n  - name: p\n    target: /dev/sdc\n    bs: 4k\n    bs: 1M\n");
+  CHECK_FALSE(c.config);
+  REQUIRE(c.errors.size() == 1);
+  CHECK(c.errors[0].message == "duplicate key 'bs' in a probe");
+  CHECK(c.errors[0].line == 5);
+  CHECK(c.errors[0].column == 5);
+  auto w = parse_web_config("basic_auth_users: {}\nbasic_auth_users: {}\n");
+  CHECK_FALSE(w.config);
+  REQUIRE(w.errors.size() == 1);
+  CHECK(w.errors[0].message.find("duplicate key 'basic_auth_users'") != std::string::npos);
+  CHECK(w.errors[0].line == 2);
+}

@@ -130,3 +130,8 @@ TEST_CASE("tiers config: the shipped example is valid", "[tiers][config]") {
   CHECK(r.config->tiers.disks[3].tier.name == "P30");
   CHECK(r.config->probes.size() == 2);
 }
+
+TEST_CASE("tiers config: a key given twice is an error", "[tiers][config][bad-input]") {
+  CHECK(errors_of("tiers:\n  meets_fraction: 0.9\n  meets_fraction: 0.5\n") ==
+        std::vector<std::string>{"c.yml:3:3: duplicate key 'meets_fraction' in tiers"});
+}
