@@ -195,10 +195,13 @@ std::optional<ProbeJob> parse_probe(const YAML::Node& n, Validator& v, std::set<
   if (job.size && job.bs && job.size < job.bs) v.error(n["size"], where("size") + " is smaller than bs");
   if (job.bs && job.offset % 512) v.error(n["offset"], where("offset") + " must be a multiple of 512");
   if (job.bs % 512) v.error(n["bs"], where("bs") + " must be a multiple of 512 (direct I/O)");
-  if (job.bs && job.iodepth && job.bs > kMaxProbeBufferBytes / job.iodepth)
+  if (!probe_buffers_fit(job.bs, job.iodepth))
     v.error(n["bs"] ? n["bs"] : n["iodepth"] ? n["iodepth"] : n,
             where("bs") + " x iodepth needs " + std::to_string(job.bs) + " x " + std::to_string(job.iodepth) +
-                " bytes of buffers; at most " + std::to_string(kMaxProbeBufferBytes) + " (256 MiB) per job");
+                " bytes of buffers (each rounded up to 4 KiB); at most " + std::to_string(kMaxProbeBufferBytes) +
+                " (256 MiB) per job");
+  if (job.file_size % 4096)
+    v.error(n["file_size"] ? n["file_size"] : n, where("file_size") + " must be a multiple of 4096 (direct I/O)");
   if (has_writes(job.rw) && job.target.rfind("/dev/", 0) == 0)
     v.error(n["target"], where("target") + " is a device path and rw=" + std::string(to_string(job.rw)) +
                              " writes: block devices are only ever read; write jobs need a directory on the "

@@ -34,7 +34,8 @@ struct Errors {
       return out;
     }
     for (const auto& kv : n) {
-      if (!kv.second.IsScalar()) add(kv.second, where + "." + kv.first.Scalar() + " must be a string");
+      if (out.count(kv.first.Scalar())) add(kv.first, "duplicate key '" + kv.first.Scalar() + "' in " + where);
+      else if (!kv.second.IsScalar()) add(kv.second, where + "." + kv.first.Scalar() + " must be a string");
       else out[kv.first.Scalar()] = kv.second.Scalar();
     }
     return out;

@@ -23,9 +23,10 @@ std::optional<ProbeJob> probe_job_from_options(const ProbeCommandOptions& o, std
   if (!rw) error = "--rw: '" + o.rw + "' is not one of read, randread, write, randwrite, randrw";
   else if (!bs || *bs == 0) error = "--bs: '" + o.bs + "' is not a positive size";
   else if (o.iodepth == 0) error = "--iodepth must be > 0";
-  else if (*bs > kMaxProbeBufferBytes / o.iodepth)
+  else if (!probe_buffers_fit(*bs, o.iodepth))
     error = "--bs x --iodepth needs " + std::to_string(*bs) + " x " + std::to_string(o.iodepth) +
-            " bytes of buffers; at most " + std::to_string(kMaxProbeBufferBytes) + " (256 MiB)";
+            " bytes of buffers (each rounded up to 4 KiB); at most " + std::to_string(kMaxProbeBufferBytes) +
+            " (256 MiB)";
   else if (!runtime || runtime->count() <= 0) error = "--runtime: '" + o.runtime + "' is not a positive duration";
   else if (!timeout || timeout->count() <= 0) error = "--timeout: '" + o.timeout + "' is not a positive duration";
   else if (!offset) error = "--offset: '" + o.offset + "' is not a size";

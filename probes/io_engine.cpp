@@ -1,6 +1,7 @@
 #include "probes/io_engine.h"
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -26,9 +27,14 @@ std::unique_ptr<IoEngine> IoEngine::open(const std::string& path, bool writable,
   std::unique_ptr<IoEngine> e(new IoEngine());
   // Writes only ever go to the exporter's own probe file (block devices are read-only to the
   // probe, probes/probe_target.h), so a writable open never follows a symbolic link.
-  e->fd_ = ::open(path.c_str(), (writable ? O_RDWR | O_NOFOLLOW : O_RDONLY) | O_DIRECT | O_CLOEXEC);
+  e->fd_ = ::open(path.c_str(), (writable ? O_RDWR | O_NOFOLLOW | O_NONBLOCK : O_RDONLY) | O_DIRECT | O_CLOEXEC);
   if (e->fd_ < 0) {
     error = "open " + path + ": " + std::strerror(errno);
+    return nullptr;
+  }
+  struct stat st {};
+  if (writable && (::fstat(e->fd_, &st) != 0 || !S_ISREG(st.st_mode) || st.st_nlink != 1)) {
+    error = "open " + path + ": not a regular file with a single link, refused for writes";
     return nullptr;
   }
   int rc = io_setup(static_cast<int>(iodepth), &e->ctx_);
@@ -41,21 +47,23 @@ std::unique_ptr<IoEngine> IoEngine::open(const std::string& path, bool writable,
   e->bs_ = bs;
   e->slots_.resize(iodepth);
   e->events_.resize(iodepth);
-  for (auto& s : e->slots_) {
-    if (posix_memalign(&s.buf, alignment, bs) != 0) {
-      error = "cannot allocate " + std::to_string(bs) + " aligned bytes";
-      return nullptr;
-    }
-    // Recognisable, non-zero data for writes (never-written zero pages can be special-cased).
-    std::memset(s.buf, 0x5a, bs);
+  // One aligned block for all slots (a block per slot would cost a page of padding each).
+  const std::uint64_t stride = (bs + alignment - 1) / alignment * alignment;
+  if (posix_memalign(&e->buffers_, alignment, stride * iodepth) != 0) {
+    e->buffers_ = nullptr;
+    error = "cannot allocate " + std::to_string(stride * iodepth) + " aligned bytes";
+    return nullptr;
   }
+  // Recognisable, non-zero data for writes (never-written zero pages can be special-cased).
+  std::memset(e->buffers_, 0x5a, stride * iodepth);
+  for (unsigned i = 0; i < iodepth; ++i) e->slots_[i].buf = static_cast<char*>(e->buffers_) + stride * i;
   return e;
 }
 
 IoEngine::~IoEngine() {
   if (abandoned_ && in_flight_ > 0) return;  // the kernel still owns the buffers
   if (ctx_) io_destroy(ctx_);  // waits for any I/O still in flight
-  for (auto& s : slots_) std::free(s.buf);
+  std::free(buffers_);
   if (fd_ >= 0) ::close(fd_);
 }
 

@@ -32,8 +32,9 @@ struct IoCompletion {
 
 class IoEngine {
  public:
-  /// Opens `path` with O_DIRECT (O_RDONLY unless `writable`; writable opens add O_NOFOLLOW, as
-  /// writes go only to the exporter's own probe file) and sets up an io_context of
+  /// Opens `path` with O_DIRECT (O_RDONLY unless `writable`; writable opens add O_NOFOLLOW and
+  /// O_NONBLOCK and require a regular file with a single link, as writes go only to the exporter's
+  /// own probe file) and sets up an io_context of
   /// `iodepth` slots with buffers of `bs` bytes aligned to `alignment` (at least 4096).
   /// Returns nullptr and sets `error` ("open /dev/x: Permission denied", ...) on failure.
   static std::unique_ptr<IoEngine> open(const std::string& path, bool writable, unsigned iodepth,
@@ -69,7 +70,7 @@ class IoEngine {
  private:
   struct Slot {
     iocb cb{};
-    void* buf = nullptr;
+    void* buf = nullptr;  ///< bs bytes inside buffers_
     bool busy = false;
     bool write = false;
     std::uint64_t offset = 0;
@@ -80,6 +81,7 @@ class IoEngine {
   io_context_t ctx_ = nullptr;
   std::uint64_t bs_ = 0;
   std::vector<Slot> slots_;
+  void* buffers_ = nullptr;  ///< the slots' buffers, one aligned block (iodepth x bs rounded up)
   std::vector<io_event> events_;
   unsigned in_flight_ = 0;
   bool abandoned_ = false;

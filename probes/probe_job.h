@@ -32,10 +32,19 @@ std::optional<std::uint64_t> parse_size(std::string_view s);
 /// runtime= unit). std::nullopt for garbage or a negative value.
 std::optional<std::chrono::nanoseconds> parse_duration(std::string_view s);
 
-/// Most buffer memory one probe job may use: bs x iodepth (one bs-sized, aligned buffer per I/O
-/// slot, filled by the device). Generous for any disk shape (the presets use 1-8 MiB), small enough
-/// that a typo (bs: 64M, iodepth: 1024) cannot take 64 GiB from a database host.
+/// Most buffer memory one probe job may use: iodepth x bs rounded up to 4 KiB (one page-aligned
+/// buffer per I/O slot, filled by the device; probe_buffer_bytes). Generous for any disk shape (the
+/// presets use 1-8 MiB), small enough that a typo (bs: 64M, iodepth: 1024) cannot take 64 GiB from
+/// a database host.
 inline constexpr std::uint64_t kMaxProbeBufferBytes = 256ull << 20;
+
+/// Whether `iodepth` buffers of `bs` bytes, each rounded up to 4 KiB, fit in kMaxProbeBufferBytes
+/// (overflow-safe).
+inline bool probe_buffers_fit(std::uint64_t bs, std::uint64_t iodepth) {
+  if (bs == 0 || iodepth == 0) return true;
+  const std::uint64_t pages = bs / 4096 + (bs % 4096 != 0);
+  return pages <= kMaxProbeBufferBytes / 4096 / iodepth;
+}
 
 /// One probe job as configured. Sizes in bytes, times in nanoseconds.
 struct ProbeJob {

@@ -114,13 +114,24 @@ std::string probe_file_space_error(const std::string& path, std::uint64_t need, 
          std::to_string(kProbeFileMinFreePercent) + "% free (lower file_size)";
 }
 
+std::string own_probe_file_error(const std::string& path, const struct stat& st) {
+  if (!S_ISREG(st.st_mode)) return path + " exists and is not a regular file";
+  if (st.st_nlink != 1)
+    return path + " has " + std::to_string(st.st_nlink) + " links: not the exporter's own probe file";
+  if (st.st_uid != ::geteuid())
+    return path + " is owned by uid " + std::to_string(st.st_uid) + ", not by the exporter (uid " +
+           std::to_string(::geteuid()) + "): not its own probe file";
+  return "";
+}
+
 std::string prepare_probe_file(const std::string& path, std::uint64_t size) {
+  // What is at the path must be the exporter's own file: a symbolic link (to a database file, say)
+  // is never followed, and a hard link, a file of another user, a FIFO or a device is refused.
   struct stat st {};
-  // lstat: a symbolic link planted at the probe file's path (say, to a database file of the same
-  // size) must not be taken for the probe file; it is refused, never followed.
+  const bool exists = ::lstat(path.c_str(), &st) == 0;
   std::uint64_t held = 0;  // bytes the existing probe file occupies (freed when it is laid out again)
-  if (::lstat(path.c_str(), &st) == 0) {
-    if (!S_ISREG(st.st_mode)) return path + " exists and is not a regular file";
+  if (exists) {
+    if (std::string err = own_probe_file_error(path, st); !err.empty()) return err;
     if (static_cast<std::uint64_t>(st.st_size) == size) return "";  // laid out by an earlier run
     held = static_cast<std::uint64_t>(st.st_blocks) * 512;
   }
@@ -133,8 +144,19 @@ std::string prepare_probe_file(const std::string& path, std::uint64_t size) {
                                                static_cast<std::uint64_t>(vfs.f_blocks) * vfs.f_frsize);
       !err.empty())
     return err;
-  int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_DIRECT | O_CLOEXEC | O_NOFOLLOW, 0600);
-  if (fd < 0) return "create " + path + ": " + std::strerror(errno);
+  // Created exclusively, or opened without following a link and without blocking on a FIFO; then
+  // the open file itself is checked (what was replaced between lstat and open is refused).
+  const int flags = O_WRONLY | O_DIRECT | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK | (exists ? 0 : O_CREAT | O_EXCL);
+  int fd = ::open(path.c_str(), flags, 0600);
+  if (fd < 0) return (exists ? "open " : "create ") + path + ": " + std::strerror(errno);
+  struct stat fst {};
+  std::string bad = ::fstat(fd, &fst) != 0 ? "fstat " + path + ": " + std::strerror(errno) : own_probe_file_error(path, fst);
+  if (bad.empty() && exists && (fst.st_dev != st.st_dev || fst.st_ino != st.st_ino))
+    bad = path + " was replaced while it was opened";
+  if (!bad.empty()) {
+    ::close(fd);
+    return bad;
+  }
   const std::size_t chunk = 1u << 20;
   void* buf = nullptr;
   if (posix_memalign(&buf, 4096, chunk) != 0) {

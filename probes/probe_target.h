@@ -5,6 +5,8 @@
 // the probe file that write jobs are confined to.
 
 #include <cstdint>
+#include <sys/stat.h>
+
 #include <string>
 #include <vector>
 
@@ -41,11 +43,17 @@ inline constexpr std::uint64_t kProbeFileMinFreePercent = 10;
 std::string probe_file_space_error(const std::string& path, std::uint64_t need, std::uint64_t free_bytes,
                                    std::uint64_t fs_bytes);
 
+/// Why `st` (of the file at `path`) is not the exporter's own probe file: not a regular file, more
+/// than one link (a hard link to another file), or another owner than this process's effective
+/// uid. Empty when it is.
+std::string own_probe_file_error(const std::string& path, const struct stat& st);
+
 /// Creates (or reuses, when it exists with the right size) the probe file and lays it out by
 /// writing real data with O_DIRECT + fdatasync, so reads of it reach the disk (reads of
-/// never-written extents do not). Returns an empty string, or the error ("... exists and is not a
-/// regular file" for anything else at `path`, a symbolic link included: never followed; the
-/// probe_file_space_error when its file system would be left with less than 10% free).
+/// never-written extents do not). Returns an empty string, or the error: own_probe_file_error for
+/// anything at `path` that is not the exporter's own file (a symbolic link is never followed, a
+/// FIFO never blocks), probe_file_space_error when its file system would be left with less than
+/// 10% free, or the failing call.
 std::string prepare_probe_file(const std::string& path, std::uint64_t size);
 
 /// The safety rules, pure: an empty list when `job` may run against `target` (already

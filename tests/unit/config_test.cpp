@@ -102,3 +102,16 @@ TEST_CASE("config: a key given twice in a mapping is an error, with its position
   CHECK(w.errors[0].message.find("duplicate key 'basic_auth_users'") != std::string::npos);
   CHECK(w.errors[0].line == 2);
 }
+
+TEST_CASE("web config: a user or header given twice is an error", "[config][bad-input]") {
+  // Found by a breaker: the last of two entries for one user won, silently.
+  auto r = parse_web_config(
+      "basic_auth_users:\n  admin: $2y$10$abcdefghijklmnopqrstuvabcdefghijklmnopqrstuvwxyz01234\n"
+      "  admin: $2y$10$bbcdefghijklmnopqrstuvabcdefghijklmnopqrstuvwxyz01234\n"
+      "http_server_config:\n  headers:\n    X-Frame-Options: deny\n    X-Frame-Options: sameorigin\n");
+  CHECK_FALSE(r.config);
+  std::string all;
+  for (const auto& e : r.errors) all += std::to_string(e.line) + ":" + e.message + "\n";
+  CHECK(all == "7:duplicate key 'X-Frame-Options' in http_server_config.headers\n"
+               "3:duplicate key 'admin' in basic_auth_users\n");
+}

@@ -92,7 +92,12 @@ TEST_CASE("probe config: each validation error", "[config][probe][bad-input]") {
   CHECK(has(one_error("    target: /dev/sdc\n    colour: red\n"), "unknown key 'colour' in a probe"));
   CHECK(has(one_error("    target: /dev/sdc\n    bs: 8k\n    size: 4k\n"), "size is smaller than bs"));
   auto big = one_error("    target: /dev/sdc\n    bs: 64M\n    iodepth: 1024\n");
-  CHECK(has(big, "bs x iodepth needs 67108864 x 1024 bytes of buffers; at most 268435456 (256 MiB) per job"));
+  CHECK(has(big, "bs x iodepth needs 67108864 x 1024 bytes of buffers (each rounded up to 4 KiB); at most "
+                 "268435456 (256 MiB) per job"));
+  // 512-byte buffers take a page each: 65536 of them are 256 MiB, not 32 MiB.
+  CHECK(parse_config("probes:\n  - {name: a, target: /dev/sdc, bs: 512, iodepth: 65536}\n").errors.empty());
+  CHECK(has(one_error("    target: /dev/sdc\n    bs: 8704\n    iodepth: 32768\n"), "bytes of buffers"));
+  CHECK(has(one_error("    target: /data\n    file_size: 1000000\n"), "file_size must be a multiple of 4096"));
   CHECK(big.line == 4);  // at bs
   CHECK(parse_config("probes:\n  - {name: a, target: /dev/sdc, bs: 1M, iodepth: 256}\n").errors.empty());  // exactly 256 MiB
   auto dup = parse_config("probes:\n  - {name: a, target: /dev/sda}\n  - {name: a, target: /dev/sdb}\n");

@@ -1,6 +1,9 @@
 // The probe engine on real files: log-linear histogram accuracy against exact
 // order statistics, option parsers, and run_probe on an O_DIRECT temp file.
 
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
@@ -224,4 +227,43 @@ TEST_CASE("a probe file never fills its file system: 10% of it stays free", "[pr
   const std::string err = prepare_probe_file(probe, 1ull << 60);
   CHECK(err.rfind("laying out " + probe + " needs 1152921504606846976 bytes", 0) == 0);
   CHECK_FALSE(std::filesystem::exists(probe));
+}
+
+TEST_CASE("a hard link, a FIFO or another user's file at the probe file's path is refused", "[probe][safety]") {
+  test::TempDir dir;
+  const std::string victim = (dir.path / "database.dat").string();
+  {
+    std::ofstream f(victim, std::ios::binary);
+    f << std::string(10u << 20, 'D');
+  }
+  // A hard link (found by a breaker: a read job truncated and rewrote the linked file).
+  const std::string probe = probe_file_path(dir.str(), "r");
+  std::filesystem::create_hard_link(victim, probe);
+  CHECK(prepare_probe_file(probe, 1u << 20) == probe + " has 2 links: not the exporter's own probe file");
+  std::string error;
+  CHECK_FALSE(IoEngine::open(probe, true, 1, 4096, 4096, error));
+  CHECK(error == "open " + probe + ": not a regular file with a single link, refused for writes");
+  CHECK(std::filesystem::file_size(victim) == 10u << 20);
+  std::ifstream in(victim, std::ios::binary);
+  const std::string content((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  CHECK(content == std::string(10u << 20, 'D'));
+  // A FIFO: refused at once, never waited on.
+  const std::string fifo = probe_file_path(dir.str(), "f");
+  REQUIRE(::mkfifo(fifo.c_str(), 0600) == 0);
+  CHECK(prepare_probe_file(fifo, 1u << 20) == fifo + " exists and is not a regular file");
+  CHECK_FALSE(IoEngine::open(fifo, true, 1, 4096, 4096, error));
+  // Another owner.
+  struct stat st {};
+  REQUIRE(::stat(victim.c_str(), &st) == 0);
+  st.st_uid = ::geteuid() + 1;
+  st.st_nlink = 1;
+  CHECK(own_probe_file_error("/x", st) == "/x is owned by uid " + std::to_string(::geteuid() + 1) +
+                                              ", not by the exporter (uid " + std::to_string(::geteuid()) +
+                                              "): not its own probe file");
+  // The exporter's own file passes, and is reused.
+  const std::string own = probe_file_path(dir.str(), "own");
+  REQUIRE(prepare_probe_file(own, 1u << 20).empty());
+  REQUIRE(::stat(own.c_str(), &st) == 0);
+  CHECK(own_probe_file_error(own, st).empty());
+  CHECK(prepare_probe_file(own, 1u << 20).empty());
 }
