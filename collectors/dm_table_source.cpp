@@ -83,25 +83,15 @@ DmTableText TextDmTableSource::read_table(const std::string& device, unsigned, u
 }
 
 DmTableText PerScrapeDmTables::read_table(const std::string& device, unsigned major, unsigned minor) {
-  if (!epoch_) return source_->read_table(device, major, minor);
+  const std::shared_ptr<Tables> tables = *tables_.get([] { return std::make_shared<Tables>(); });
   const std::string key = device + " " + std::to_string(major) + ":" + std::to_string(minor);
-  const std::uint64_t now = epoch_->current();
   {
-    std::lock_guard lock(mu_);
-    if (auto tables = tables_.lock(); tables && at_ == now)
-      if (auto it = tables->find(key); it != tables->end()) return it->second;
+    std::lock_guard lock(tables->mu);
+    if (auto it = tables->by_key.find(key); it != tables->by_key.end()) return it->second;
   }
   DmTableText t = source_->read_table(device, major, minor);
-  std::lock_guard lock(mu_);
-  auto tables = tables_.lock();
-  if (!tables || at_ != now) {  // the first table of this scrape: a new map, held until it ends
-    if (epoch_->current() != now) return t;
-    tables = std::make_shared<std::map<std::string, DmTableText>>();
-    tables_ = tables;
-    at_ = now;
-    epoch_->hold(tables);
-  }
-  tables->emplace(key, t);
+  std::lock_guard lock(tables->mu);
+  tables->by_key.emplace(key, t);
   return t;
 }
 

@@ -5,7 +5,6 @@
 // `dmsetup table` outputs, one file per dm kernel name). Every source
 // returns `dmsetup table` text; parse_dm_table (dm_table_parser.h) reads it.
 
-#include <cstdint>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -74,15 +73,17 @@ class TextDmTableSource final : public DmTableSource {
 class PerScrapeDmTables final : public DmTableSource {
  public:
   PerScrapeDmTables(std::shared_ptr<DmTableSource> source, std::shared_ptr<const ScrapeEpoch> epoch)
-      : source_(std::move(source)), epoch_(std::move(epoch)) {}
+      : source_(std::move(source)), tables_(std::move(epoch)) {}
   DmTableText read_table(const std::string& device, unsigned major, unsigned minor) override;
 
  private:
+  /// The tables read so far in one scrape, by "device major:minor".
+  struct Tables {
+    std::mutex mu;
+    std::map<std::string, DmTableText> by_key;  // guarded by mu
+  };
   std::shared_ptr<DmTableSource> source_;
-  std::shared_ptr<const ScrapeEpoch> epoch_;
-  std::mutex mu_;
-  std::uint64_t at_ = 0;                                 // guarded by mu_
-  std::weak_ptr<std::map<std::string, DmTableText>> tables_;  // of epoch at_, held by it; guarded by mu_
+  PerScrape<std::shared_ptr<Tables>> tables_;  // a fresh, empty map per scrape (per call without an epoch)
 };
 
 }  // namespace diskperf
