@@ -16,21 +16,11 @@ class Validator {
  public:
   std::vector<ConfigError> errors;
 
-  void error(const YAML::Node& n, std::string msg) {
-    // A node looked up by a key that is not there has no mark (Mark() would throw).
-    const YAML::Mark m = n.IsDefined() ? n.Mark() : YAML::Mark::null_mark();
-    errors.push_back({m.is_null() ? 0 : m.line + 1, m.is_null() ? 0 : m.column + 1, std::move(msg)});
-  }
+  void error(const YAML::Node& n, std::string msg) { errors.push_back(node_error(n, std::move(msg))); }
 
-  // Checks that `n` is a map with only `allowed` keys.
+  // Checks that `n` is a map with only `allowed` keys, each given once (null: absent, no error).
   bool expect_map(const YAML::Node& n, const std::string& where, const std::set<std::string>& allowed) {
-    if (n.IsNull()) return false;
-    if (!n.IsMap()) {
-      error(n, where + " must be a mapping");
-      return false;
-    }
-    for (const auto& [key, msg] : key_problems(n, where, allowed)) error(key, msg);
-    return true;
+    return !n.IsNull() && check_mapping(errors, n, where, allowed);
   }
 
   std::optional<std::string> regex(const YAML::Node& n, const std::string& where) {

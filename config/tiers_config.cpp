@@ -19,18 +19,9 @@ class Reader {
  public:
   explicit Reader(std::vector<ConfigError>& errors) : errors_(errors) {}
 
-  void error(const YAML::Node& n, std::string msg) {
-    // A node looked up by a key that is not there has no mark (Mark() would throw).
-    const YAML::Mark m = n.IsDefined() ? n.Mark() : YAML::Mark::null_mark();
-    errors_.push_back({m.is_null() ? 0 : m.line + 1, m.is_null() ? 0 : m.column + 1, std::move(msg)});
-  }
+  void error(const YAML::Node& n, std::string msg) { errors_.push_back(node_error(n, std::move(msg))); }
   bool map(const YAML::Node& n, const std::string& where, const std::set<std::string>& allowed) {
-    if (!n.IsMap()) {
-      error(n, where + " must be a mapping");
-      return false;
-    }
-    for (const auto& [key, msg] : key_problems(n, where, allowed)) error(key, msg);
-    return true;
+    return check_mapping(errors_, n, where, allowed);
   }
   std::optional<std::string> text(const YAML::Node& n, const std::string& where) {
     if (!n) return std::nullopt;

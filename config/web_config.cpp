@@ -14,18 +14,9 @@ namespace {
 
 struct Errors {
   std::vector<ConfigError> list;
-  void add(const YAML::Node& n, std::string msg) {
-    // A node looked up by a key that is not there has no mark (Mark() would throw).
-    const YAML::Mark m = n.IsDefined() ? n.Mark() : YAML::Mark::null_mark();
-    list.push_back({m.is_null() ? 0 : m.line + 1, m.is_null() ? 0 : m.column + 1, std::move(msg)});
-  }
+  void add(const YAML::Node& n, std::string msg) { list.push_back(node_error(n, std::move(msg))); }
   bool map_with(const YAML::Node& n, const std::string& where, const std::set<std::string>& keys) {
-    if (!n.IsMap()) {
-      add(n, where + " must be a mapping");
-      return false;
-    }
-    for (const auto& [key, msg] : key_problems(n, where, keys)) add(key, msg);
-    return true;
+    return check_mapping(list, n, where, keys);
   }
   std::map<std::string, std::string> string_map(const YAML::Node& n, const std::string& where) {
     std::map<std::string, std::string> out;

@@ -5,7 +5,6 @@
 
 #include <set>
 #include <string>
-#include <utility>
 #include <vector>
 
 #include <yaml-cpp/exceptions.h>
@@ -21,19 +20,30 @@ inline ConfigError yaml_exception_error(const YAML::Exception& e, const std::str
   return {e.mark.is_null() ? 0 : e.mark.line + 1, e.mark.is_null() ? 0 : e.mark.column + 1, prefix + e.msg};
 }
 
-/// The problems with the keys of mapping `n`, each with its key node (for the position): a key not
-/// in `allowed` ("unknown key 'k' in <where>") and a key given again ("duplicate key 'k' in <where>":
-/// YAML forbids it and yaml-cpp would silently use the first).
-inline std::vector<std::pair<YAML::Node, std::string>> key_problems(const YAML::Node& n, const std::string& where,
-                                                                    const std::set<std::string>& allowed) {
-  std::vector<std::pair<YAML::Node, std::string>> out;
+/// A ConfigError at `n`'s position. A node looked up by a key that is not there has no mark
+/// (Mark() would throw): its error has line and column 0.
+inline ConfigError node_error(const YAML::Node& n, std::string msg) {
+  const YAML::Mark m = n.IsDefined() ? n.Mark() : YAML::Mark::null_mark();
+  return {m.is_null() ? 0 : m.line + 1, m.is_null() ? 0 : m.column + 1, std::move(msg)};
+}
+
+/// Whether `n` is a mapping; appends to `errors` "<where> must be a mapping" when it is not, and
+/// each problem with its keys, at the key: a key not in `allowed` ("unknown key 'k' in <where>") and
+/// a key given again ("duplicate key 'k' in <where>": YAML forbids it and yaml-cpp would silently
+/// use the first).
+inline bool check_mapping(std::vector<ConfigError>& errors, const YAML::Node& n, const std::string& where,
+                          const std::set<std::string>& allowed) {
+  if (!n.IsMap()) {
+    errors.push_back(node_error(n, where + " must be a mapping"));
+    return false;
+  }
   std::set<std::string> seen;
   for (const auto& kv : n) {
     const std::string key = kv.first.Scalar();
-    if (!allowed.count(key)) out.emplace_back(kv.first, "unknown key '" + key + "' in " + where);
-    else if (!seen.insert(key).second) out.emplace_back(kv.first, "duplicate key '" + key + "' in " + where);
+    if (!allowed.count(key)) errors.push_back(node_error(kv.first, "unknown key '" + key + "' in " + where));
+    else if (!seen.insert(key).second) errors.push_back(node_error(kv.first, "duplicate key '" + key + "' in " + where));
   }
-  return out;
+  return true;
 }
 
 }  // namespace diskperf
