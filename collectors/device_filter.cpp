@@ -2,10 +2,19 @@
 
 namespace diskperf {
 
+std::regex compile_device_regex(const std::string& pattern, std::regex::flag_type extra) {
+  for (std::size_t i = 0; i + 1 < pattern.size(); ++i) {
+    if (pattern[i] != '\\') continue;
+    if (pattern[i + 1] >= '1' && pattern[i + 1] <= '9') throw std::regex_error(std::regex_constants::error_backref);
+    ++i;  // the escaped character
+  }
+  return std::regex(pattern, std::regex::ECMAScript | extra);
+}
+
 DeviceFilter::DeviceFilter(std::optional<std::string> include, std::optional<std::string> exclude) {
   if (!include && !exclude) exclude = kDefaultDeviceExclude;
-  if (include && !include->empty()) include_.emplace(*include, std::regex::ECMAScript | std::regex::optimize);
-  if (exclude && !exclude->empty()) exclude_.emplace(*exclude, std::regex::ECMAScript | std::regex::optimize);
+  if (include && !include->empty()) include_ = compile_device_regex(*include, std::regex::optimize);
+  if (exclude && !exclude->empty()) exclude_ = compile_device_regex(*exclude, std::regex::optimize);
 }
 
 bool DeviceFilter::accepts(const std::string& device) const {

@@ -27,6 +27,12 @@ inline constexpr const char* kDefaultDeviceExclude =
 /// (with the NUL), so real names are far shorter.
 inline constexpr std::size_t kMaxDeviceName = 128;
 
+/// Compiles a device regex (ECMAScript). Back-references (\1 to \9 and longer numbers) are
+/// refused with std::regex_error (error_backref), as Prometheus' RE2 refuses them: they never help
+/// to match a device name, and libstdc++'s compiler overflows a long on a long number
+/// ("\555...", undefined behaviour found by fuzz_config). Throws std::regex_error.
+std::regex compile_device_regex(const std::string& pattern, std::regex::flag_type extra = {});
+
 class DeviceFilter {
  public:
   /// Throws std::regex_error on an invalid pattern.

@@ -7,6 +7,7 @@
 
 #include <yaml-cpp/yaml.h>
 
+#include "collectors/device_filter.h"
 #include "config/yaml_error.h"
 
 namespace diskperf {
@@ -30,7 +31,7 @@ class Validator {
       return std::nullopt;
     }
     try {
-      std::regex re(n.Scalar(), std::regex::ECMAScript);
+      compile_device_regex(n.Scalar());
     } catch (const std::regex_error& e) {
       error(n, where + " is not a valid regular expression: " + e.what());
       return std::nullopt;

@@ -1,5 +1,7 @@
 #include "daemon/cli.h"
 
+#include "collectors/device_filter.h"
+
 #include <CLI/CLI.hpp>
 
 #include <regex>
@@ -58,7 +60,7 @@ ParsedCommandLine parse_command_line(int argc, const char* const* argv) {
       ->check(CLI::IsMember({"debug", "info", "warn", "error"}));
   const auto valid_regex = [](const std::string& re) -> std::string {
     try {
-      std::regex r(re, std::regex::ECMAScript);
+      compile_device_regex(re);
       return "";
     } catch (const std::regex_error& e) {
       return std::string("invalid regular expression: ") + e.what();

@@ -1,5 +1,6 @@
 #include <catch2/catch.hpp>
 
+#include "collectors/device_filter.h"
 #include "config/config.h"
 #include "config/web_config.h"
 
@@ -114,4 +115,16 @@ TEST_CASE("web config: a user or header given twice is an error", "[config][bad-
   for (const auto& e : r.errors) all += std::to_string(e.line) + ":" + e.message + "\n";
   CHECK(all == "7:duplicate key 'X-Frame-Options' in http_server_config.headers\n"
                "3:duplicate key 'admin' in basic_auth_users\n");
+}
+
+TEST_CASE("config: back-references in a device regex are refused (fuzz regression)", "[config][bad-input]") {
+  // Found by fuzz_config: "\5555555555555555555" made libstdc++'s regex compiler overflow a long
+  // (undefined behaviour). RE2, which Prometheus users write for, has no back-references either.
+  auto c = parse_config("collectors:\n  diskstats:\n    device_include: '^(sd\\5555555555555555555)'\n");
+  CHECK_FALSE(c.config);
+  REQUIRE(c.errors.size() == 1);
+  CHECK(c.errors[0].message.find("device_include is not a valid regular expression") != std::string::npos);
+  CHECK_THROWS_AS(compile_device_regex("(a)\\1"), std::regex_error);
+  CHECK_NOTHROW(compile_device_regex("^sd\\d+\\\\1$"));  // \d and an escaped backslash are fine
+  CHECK(DeviceFilter(std::string("^nvme\\d+n\\d+$"), std::nullopt).accepts("nvme0n1"));
 }
