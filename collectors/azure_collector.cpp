@@ -141,7 +141,7 @@ void emit_parse(Families& out, const PerfCountersParse& p) {
     else add_sample(err, 1, {{"error", error->value}});
   }
 
-  std::array<prometheus::MetricFamily*, kStorageFamilies.size()> sf{};
+  std::array<MetricFamily*, kStorageFamilies.size()> sf{};
   for (std::size_t i = 0; i < sf.size(); ++i) {
     sf[i] = &add_family(out, kStorageFamilies[i].name, kStorageFamilies[i].help, MetricType::Gauge);
   }

@@ -9,11 +9,12 @@
 #include <string_view>
 #include <vector>
 
-#include <prometheus/metric_family.h>
+#include "collectors/metric_family.h"
 
 namespace diskperf {
 
-using Families = std::vector<prometheus::MetricFamily>;
+/// The families of one scrape, in the order they are written.
+using Families = std::vector<MetricFamily>;
 
 class Collector {
  public:

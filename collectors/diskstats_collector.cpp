@@ -103,13 +103,13 @@ void emit(Families& out, const std::array<Field<Stats>, N>& fields,
           const std::vector<const DiskstatsEntry*>& entries,
           const std::optional<Stats> DiskstatsEntry::*part) {
   for (const auto& f : fields) {
-    prometheus::MetricFamily* family = nullptr;
+    MetricFamily* family = nullptr;
     for (const DiskstatsEntry* e : entries) {
       const auto& stats = e->*part;
       if (!stats) continue;
       if (!family) {
         family = &add_family(out, f.name, f.help, f.type);
-        family->metric.reserve(entries.size());
+        family->reserve(entries.size(), 16);
       }
       add_sample(*family, convert((*stats).*f.member, f.unit), {{"device", e->device}});
     }

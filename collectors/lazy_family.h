@@ -20,10 +20,10 @@ class LazyFamily {
   void reserve(std::size_t n) { reserve_ = n; }
 
  private:
-  prometheus::MetricFamily& get() {
+  MetricFamily& get() {
     if (!index_) {
       index_ = out_.size();
-      add_family(out_, name_, help_, type_).metric.reserve(reserve_);
+      add_family(out_, name_, help_, type_).reserve(reserve_);
     }
     return out_[*index_];
   }

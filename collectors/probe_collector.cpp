@@ -8,7 +8,7 @@ namespace diskperf {
 namespace {
 
 using prometheus::MetricType;
-using Labels = std::vector<prometheus::ClientMetric::Label>;
+using Labels = std::vector<Label>;
 
 Labels labels(const ProbeSnapshot& s, std::initializer_list<std::pair<std::string, std::string>> more = {}) {
   Labels l{{"probe", s.job.name}, {"target", s.job.target}};
@@ -16,18 +16,18 @@ Labels labels(const ProbeSnapshot& s, std::initializer_list<std::pair<std::strin
   return l;
 }
 
-void add_histogram(prometheus::MetricFamily& f, const ProbeOpTotals& t, Labels l) {
-  prometheus::ClientMetric& m = f.metric.emplace_back();
-  m.label = std::move(l);
+void add_histogram(MetricFamily& f, const ProbeOpTotals& t, const Labels& l) {
+  Distribution d;
   const auto& bounds = probe_latency_buckets();
   std::uint64_t cum = 0;
   for (std::size_t i = 0; i <= bounds.size(); ++i) {
     cum += t.bucket_counts.empty() ? 0 : t.bucket_counts[i];
-    m.histogram.bucket.push_back(
-        {cum, i < bounds.size() ? bounds[i] : std::numeric_limits<double>::infinity()});
+    d.points.emplace_back(i < bounds.size() ? bounds[i] : std::numeric_limits<double>::infinity(),
+                          static_cast<double>(cum));
   }
-  m.histogram.sample_count = cum;
-  m.histogram.sample_sum = t.clat_sum_seconds;
+  d.count = cum;
+  d.sum = t.clat_sum_seconds;
+  f.add(std::move(d), l);
 }
 
 // The ops a job's rw issues.
@@ -98,11 +98,11 @@ std::optional<std::string> ProbeCollector::collect(Families& out) {
       add_sample(iops, l.iops, labels(s, {{"op", op}}));
       add_sample(bps, l.bytes_per_second, labels(s, {{"op", op}}));
       if (l.ios == 0) continue;  // no samples, no percentiles
-      prometheus::ClientMetric& m = pct.metric.emplace_back();
-      m.label = labels(s, {{"op", op}});
-      m.summary.sample_count = l.ios;
-      m.summary.sample_sum = l.clat_sum_seconds;
-      m.summary.quantile = {{0.5, l.clat_p50}, {0.9, l.clat_p90}, {0.99, l.clat_p99}, {0.999, l.clat_p999}};
+      Distribution d;
+      d.count = l.ios;
+      d.sum = l.clat_sum_seconds;
+      d.points = {{0.5, l.clat_p50}, {0.9, l.clat_p90}, {0.99, l.clat_p99}, {0.999, l.clat_p999}};
+      pct.add(std::move(d), labels(s, {{"op", op}}));
     }
     if (s.has_last) {
       add_sample(start, s.last_start_unix_seconds, labels(s));

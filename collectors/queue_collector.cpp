@@ -330,7 +330,7 @@ std::optional<std::string> QueueCollector::collect(Families& out) {
                             "vendor, wwid, Azure LUN (/dev/disk/azure/scsi1/lunN) and /dev/disk/by-id names "
                             "(comma-separated); empty when unknown.",
                             MetricType::Gauge);
-    info.metric.reserve(rows.size());
+    info.reserve(rows.size(), 160);
     for (const DeviceRow& r : rows) {
       auto lun = names.azure_lun.find(r.device);
       auto ids = names.by_id.find(r.device);

@@ -45,41 +45,25 @@ void append_escaped(std::string& out, std::string_view s, bool quote) {
   out.append(s.data() + start, s.size() - start);
 }
 
-void append_labels(std::string& out, const std::vector<prometheus::ClientMetric::Label>& labels,
-                   const char* extra_name = nullptr, double extra_value = 0) {
-  if (labels.empty() && !extra_name) return;
-  out += '{';
-  bool first = true;
-  for (const auto& l : labels) {
-    if (!first) out += ',';
-    first = false;
-    out += l.name;
-    out += "=\"";
-    append_escaped(out, l.value, true);
-    out += '"';
-  }
-  if (extra_name) {
-    if (!first) out += ',';
-    out += extra_name;
-    out += "=\"";
-    append_value(out, extra_value);
-    out += '"';
-  }
-  out += '}';
-}
-
-void append_sample(std::string& out, std::string_view name, std::string_view suffix,
-                   const prometheus::ClientMetric& m, double v, const char* extra_name = nullptr,
-                   double extra_value = 0) {
+// name{labels,extra="v"} value: `labels` as rendered by MetricFamily.
+void append_sample(std::string& out, std::string_view name, std::string_view suffix, std::string_view labels,
+                   double v, const char* extra_name = nullptr, double extra_value = 0) {
   out += name;
   out += suffix;
-  append_labels(out, m.label, extra_name, extra_value);
+  if (!labels.empty() || extra_name) {
+    out += '{';
+    out += labels;
+    if (extra_name) {
+      if (!labels.empty()) out += ',';
+      out += extra_name;
+      out += "=\"";
+      append_value(out, extra_value);
+      out += '"';
+    }
+    out += '}';
+  }
   out += ' ';
   append_value(out, v);
-  if (m.timestamp_ms != 0) {
-    out += ' ';
-    out += std::to_string(m.timestamp_ms);
-  }
   out += '\n';
 }
 
@@ -108,32 +92,33 @@ std::string to_text(const Families& families, std::size_t expected_bytes) {
     out += ' ';
     out += type_name(f.type);
     out += '\n';
-    for (const auto& m : f.metric) {
-      switch (f.type) {
-        case prometheus::MetricType::Counter: append_sample(out, f.name, "", m, m.counter.value); break;
-        case prometheus::MetricType::Gauge: append_sample(out, f.name, "", m, m.gauge.value); break;
-        case prometheus::MetricType::Summary:
-          for (const auto& q : m.summary.quantile)
-            append_sample(out, f.name, "", m, q.value, "quantile", q.quantile);
-          append_sample(out, f.name, "_sum", m, m.summary.sample_sum);
-          append_sample(out, f.name, "_count", m, static_cast<double>(m.summary.sample_count));
-          break;
-        case prometheus::MetricType::Histogram: {
-          bool has_inf = false;
-          for (const auto& b : m.histogram.bucket) {
-            has_inf = has_inf || std::isinf(b.upper_bound);
-            append_sample(out, f.name, "_bucket", m, static_cast<double>(b.cumulative_count), "le", b.upper_bound);
-          }
-          if (!has_inf) {
-            append_sample(out, f.name, "_bucket", m, static_cast<double>(m.histogram.sample_count), "le",
-                          std::numeric_limits<double>::infinity());
-          }
-          append_sample(out, f.name, "_sum", m, m.histogram.sample_sum);
-          append_sample(out, f.name, "_count", m, static_cast<double>(m.histogram.sample_count));
-          break;
-        }
-        default: append_sample(out, f.name, "", m, m.untyped.value); break;
+    const auto& samples = f.samples();
+    const auto& dists = f.distributions();
+    for (std::size_t i = 0; i < samples.size(); ++i) {
+      const std::string_view labels = f.rendered_labels(i);
+      const bool distribution =
+          f.type == prometheus::MetricType::Summary || f.type == prometheus::MetricType::Histogram;
+      if (!distribution) {
+        append_sample(out, f.name, "", labels, samples[i].value);
+        continue;
       }
+      if (i >= dists.size()) continue;  // a plain sample in a histogram or summary family: nothing to write
+      const Distribution& d = dists[i];
+      if (f.type == prometheus::MetricType::Summary) {
+        for (const auto& [q, v] : d.points) append_sample(out, f.name, "", labels, v, "quantile", q);
+      } else {
+        bool has_inf = false;
+        for (const auto& [le, cum] : d.points) {
+          has_inf = has_inf || std::isinf(le);
+          append_sample(out, f.name, "_bucket", labels, cum, "le", le);
+        }
+        if (!has_inf) {
+          append_sample(out, f.name, "_bucket", labels, static_cast<double>(d.count), "le",
+                        std::numeric_limits<double>::infinity());
+        }
+      }
+      append_sample(out, f.name, "_sum", labels, d.sum);
+      append_sample(out, f.name, "_count", labels, static_cast<double>(d.count));
     }
   }
   return out;

@@ -77,7 +77,7 @@ Families Gatherer::Collect() const {
                           {"compiler", build::kCompiler}});
   if (epoch_) epoch_->end();  // shared readings are not kept between scrapes
   for (auto& f : self) out.push_back(std::move(f));
-  out.erase(std::remove_if(out.begin(), out.end(), [](const auto& f) { return f.metric.empty(); }), out.end());
+  out.erase(std::remove_if(out.begin(), out.end(), [](const auto& f) { return f.empty(); }), out.end());
   return out;
 }
 

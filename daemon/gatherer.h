@@ -12,14 +12,12 @@
 #include <mutex>
 #include <vector>
 
-#include <prometheus/collectable.h>
-
 #include "collectors/collector.h"
 #include "collectors/scrape_epoch.h"
 
 namespace diskperf {
 
-class Gatherer final : public prometheus::Collectable {
+class Gatherer final {
  public:
   /// `epoch` (may be null) is advanced at the start of every Collect(), so
   /// that collectors sharing a PerScrape reading (collectors/scrape_epoch.h)
@@ -30,7 +28,7 @@ class Gatherer final : public prometheus::Collectable {
   /// Runs all collectors now. Thread-safe; concurrent calls each read the
   /// host themselves (a reading shared within one scrape is read again when
   /// another scrape starts meanwhile). Families without samples are dropped.
-  Families Collect() const override;
+  Families Collect() const;
 
   /// Replaces the collector set (on config reload). Scrapes already running
   /// finish with the old set; a collector keeps its failing/ok log state

@@ -102,7 +102,7 @@ class GuardedHandler : public CivetHandler {
 
 class MetricsHandler final : public GuardedHandler {
  public:
-  MetricsHandler(const Context* c, std::shared_ptr<prometheus::Collectable> g)
+  MetricsHandler(const Context* c, std::shared_ptr<const Gatherer> g)
       : GuardedHandler(c), gatherer_(std::move(g)) {}
   bool get(mg_connection* conn) override {
     try {
@@ -125,7 +125,7 @@ class MetricsHandler final : public GuardedHandler {
   }
 
  private:
-  std::shared_ptr<prometheus::Collectable> gatherer_;
+  std::shared_ptr<const Gatherer> gatherer_;
   std::atomic<std::size_t> last_size_{0};  ///< bytes of the last exposition
 };
 
@@ -201,7 +201,7 @@ struct HttpServer::Handlers {
   HealthyHandler healthy;
   LandingHandler landing;
   ReloadHandler reload;
-  Handlers(const HttpOptions& o, std::string headers, std::shared_ptr<prometheus::Collectable> g, ReloadFn r)
+  Handlers(const HttpOptions& o, std::string headers, std::shared_ptr<const Gatherer> g, ReloadFn r)
       : context{BasicAuth(o.web.basic_auth_users), std::move(headers)},
         metrics(&context, std::move(g)),
         healthy(&context),
@@ -226,7 +226,7 @@ std::string civetweb_listening_port(const std::string& addr) {
   return host + ":" + port;
 }
 
-HttpServer::HttpServer(const HttpOptions& o, std::shared_ptr<prometheus::Collectable> gatherer, ReloadFn reload) {
+HttpServer::HttpServer(const HttpOptions& o, std::shared_ptr<const Gatherer> gatherer, ReloadFn reload) {
   std::string headers;
   for (const auto& [k, v] : o.web.headers) headers += k + ": " + v + "\r\n";
   handlers_ = std::make_unique<Handlers>(o, std::move(headers), std::move(gatherer), std::move(reload));

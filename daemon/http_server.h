@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include <prometheus/collectable.h>
+#include "daemon/gatherer.h"
 
 #include "config/web_config.h"
 
@@ -49,7 +49,7 @@ class HttpServer {
   /// the address cannot be bound or a TLS file cannot be loaded.
   /// POST /-/reload calls `reload` when options.enable_lifecycle is set,
   /// and answers 403 otherwise, as Prometheus does.
-  HttpServer(const HttpOptions& options, std::shared_ptr<prometheus::Collectable> gatherer, ReloadFn reload = {});
+  HttpServer(const HttpOptions& options, std::shared_ptr<const Gatherer> gatherer, ReloadFn reload = {});
   ~HttpServer();
   HttpServer(const HttpServer&) = delete;
   HttpServer& operator=(const HttpServer&) = delete;

@@ -174,8 +174,8 @@ std::string drop_lines_with(const std::string& text, const std::vector<std::stri
 std::set<std::string> devices(const Families& fs) {
   std::set<std::string> out;
   if (const auto* f = diskperf::test::family(fs, "diskperf_azure_disk_info"))
-    for (const auto& m : f->metric)
-      for (const auto& l : m.label)
+    for (std::size_t i = 0; i < f->size(); ++i)
+      for (const auto& l : f->labels(i))
         if (l.name == "device") out.insert(l.value);
   return out;
 }
@@ -311,7 +311,7 @@ TEST_CASE("azure collector: nan, inf, 1e400 and -1 are not exported as numbers",
   Setup s(text);
   auto fs = collect(s.collector);
   CHECK(devices(fs).size() == 5);  // the disks' identities stay
-  CHECK_FALSE(diskperf::test::family(fs, "diskperf_azure_disk_sla_iops")->metric.size());
+  CHECK_FALSE(diskperf::test::family(fs, "diskperf_azure_disk_sla_iops")->size());
   CHECK(sample(fs, "diskperf_azure_disk_sla_throughput_bytes_per_second", "device", "sdd") == 250e6);
   CHECK_FALSE(sample(fs, "diskperf_azure_disk_sla_throughput_bytes_per_second", "device", "sdc"));
   CHECK_FALSE(sample(fs, "diskperf_azure_vm_sla_throughput_bytes_per_second"));

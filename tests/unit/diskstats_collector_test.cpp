@@ -134,7 +134,7 @@ TEST_CASE("diskstats collector: 5,000 devices in one read", "[diskstats]") {
     text += "253 " + std::to_string(i) + " dm-" + std::to_string(i) + " 7 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0\n";
   root.write("diskstats", text);
   auto fs = collect_from(root.str());
-  CHECK(diskperf::test::family(fs, "diskperf_disk_reads_completed_total")->metric.size() == 5000);
+  CHECK(diskperf::test::family(fs, "diskperf_disk_reads_completed_total")->size() == 5000);
   CHECK(sample(fs, "diskperf_disk_reads_completed_total", "device", "dm-4321") == 7);
 }
 

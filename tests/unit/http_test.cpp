@@ -195,11 +195,7 @@ TEST_CASE("text exposition: escaping, special values, shortest doubles, histogra
   add_sample(g, -std::numeric_limits<double>::infinity(), {{"device", "inf"}});
   add_sample(g, 1e21, {});
   auto& h = add_family(fs, "lat_seconds", "Latency.", prometheus::MetricType::Histogram);
-  auto& m = h.metric.emplace_back();
-  m.label = {{"probe", "p"}};
-  m.histogram.sample_count = 3;
-  m.histogram.sample_sum = 0.25;
-  m.histogram.bucket = {{1, 0.001}, {3, 0.5}};
+  h.add(Distribution{3, 0.25, {{0.001, 1}, {0.5, 3}}}, {{"probe", "p"}});
   CHECK(to_text(fs) ==
         "# HELP x_seconds Help with \\\\ and\\nnewline.\n"
         "# TYPE x_seconds gauge\n"

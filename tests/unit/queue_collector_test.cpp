@@ -108,8 +108,8 @@ TEST_CASE("queue: partitions map to their disk; garbage values and vanished devi
   CHECK(labels_of(fs, "diskperf_disk_info", "device", "sdx")["scheduler"] == "");
   // sdz: listed in /sys/block but its directory is gone: no series at all.
   for (const auto& f : fs)
-    for (const auto& m : f.metric)
-      for (const auto& l : m.label) CHECK(l.value != "sdz");
+    for (std::size_t i = 0; i < f.size(); ++i)
+      for (const auto& l : f.labels(i)) CHECK(l.value != "sdz");
 }
 
 TEST_CASE("queue: a device removed between the listing and its reads leaves no series", "[queue]") {

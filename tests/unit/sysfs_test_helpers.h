@@ -40,16 +40,14 @@ inline std::optional<double> value(const Families& fs, const std::string& name,
                                    const std::map<std::string, std::string>& labels) {
   const auto* f = family(fs, name);
   if (!f) return std::nullopt;
-  for (const auto& m : f->metric) {
+  for (std::size_t i = 0; i < f->size(); ++i) {
     std::size_t hits = 0;
-    for (const auto& l : m.label) {
+    for (const auto& l : f->labels(i)) {
       auto it = labels.find(l.name);
       if (it != labels.end() && it->second == l.value) ++hits;
     }
     if (hits != labels.size()) continue;
-    if (f->type == prometheus::MetricType::Gauge) return m.gauge.value;
-    if (f->type == prometheus::MetricType::Counter) return m.counter.value;
-    return m.untyped.value;
+    return f->samples()[i].value;
   }
   return std::nullopt;
 }
@@ -60,9 +58,9 @@ inline std::size_t count(const Families& fs, const std::string& name,
   const auto* f = family(fs, name);
   if (!f) return 0;
   std::size_t n = 0;
-  for (const auto& m : f->metric) {
+  for (std::size_t i = 0; i < f->size(); ++i) {
     std::size_t hits = 0;
-    for (const auto& l : m.label) {
+    for (const auto& l : f->labels(i)) {
       auto it = labels.find(l.name);
       if (it != labels.end() && it->second == l.value) ++hits;
     }
@@ -77,12 +75,13 @@ inline std::map<std::string, std::string> labels_of(const Families& fs, const st
   std::map<std::string, std::string> out;
   const auto* f = family(fs, name);
   if (!f) return out;
-  for (const auto& m : f->metric) {
+  for (std::size_t i = 0; i < f->size(); ++i) {
     bool match = false;
-    for (const auto& l : m.label)
+    const std::vector<Label> labels = f->labels(i);
+    for (const auto& l : labels)
       if (l.name == key && l.value == val) match = true;
     if (!match) continue;
-    for (const auto& l : m.label) out[l.name] = l.value;
+    for (const auto& l : labels) out[l.name] = l.value;
     return out;
   }
   return out;

@@ -41,7 +41,7 @@ struct TempDir {
 };
 
 /// Finds the family `name`, or nullptr.
-inline const prometheus::MetricFamily* family(const Families& fs, const std::string& name) {
+inline const MetricFamily* family(const Families& fs, const std::string& name) {
   for (const auto& f : fs)
     if (f.name == name) return &f;
   return nullptr;
@@ -53,16 +53,11 @@ inline std::optional<double> sample(const Families& fs, const std::string& name,
                                     const std::string& value = "") {
   const auto* f = family(fs, name);
   if (!f) return std::nullopt;
-  for (const auto& m : f->metric) {
+  for (std::size_t i = 0; i < f->size(); ++i) {
     bool match = label.empty();
-    for (const auto& l : m.label)
+    for (const auto& l : f->labels(i))
       if (l.name == label && l.value == value) match = true;
-    if (!match) continue;
-    switch (f->type) {
-      case prometheus::MetricType::Counter: return m.counter.value;
-      case prometheus::MetricType::Gauge: return m.gauge.value;
-      default: return m.untyped.value;
-    }
+    if (match) return f->samples()[i].value;
   }
   return std::nullopt;
 }

@@ -102,8 +102,8 @@ TEST_CASE("topology: mdadm RAID0 over four NVMe namespaces under an LV under dm-
   CHECK_FALSE(family(fs, "diskperf_volume_dm_stripes"));
   // The crypt key field is never exported.
   for (const auto& f : fs)
-    for (const auto& m : f.metric)
-      for (const auto& l : m.label) CHECK(l.value.find("logon") == std::string::npos);
+    for (std::size_t i = 0; i < f.size(); ++i)
+      for (const auto& l : f.labels(i)) CHECK(l.value.find("logon") == std::string::npos);
 }
 
 TEST_CASE("topology: members that are partitions resolve to their whole disks", "[topology]") {

@@ -1,0 +1,84 @@
+#include "collectors/metric_family.h"
+
+#include <algorithm>
+#include <limits>
+
+namespace diskperf {
+
+void MetricFamily::reserve(std::size_t samples, std::size_t label_bytes) {
+  samples_.reserve(samples);
+  labels_.reserve(samples * label_bytes);
+}
+
+void MetricFamily::begin_sample() { open_at_ = labels_.size(); }
+
+void MetricFamily::append_label(std::string_view name, std::string_view value) {
+  if (labels_.size() != open_at_) labels_ += ',';
+  labels_ += name;
+  labels_ += "=\"";
+  // Runs without a character to escape are appended whole.
+  std::size_t start = 0;
+  for (std::size_t i = 0; i < value.size(); ++i) {
+    const char c = value[i];
+    const char* escaped = c == '\\' ? "\\\\" : c == '\n' ? "\\n" : c == '"' ? "\\\"" : nullptr;
+    if (!escaped) continue;
+    labels_.append(value.data() + start, i - start);
+    labels_ += escaped;
+    start = i + 1;
+  }
+  labels_.append(value.data() + start, value.size() - start);
+  labels_ += '"';
+}
+
+void MetricFamily::end_sample(double value) {
+  // Offsets are 32-bit: a family's label text stays far below 4 GiB (40,000
+  // samples of a 1,200-device host take ~1 MB).
+  Sample s;
+  s.labels_at = static_cast<std::uint32_t>(open_at_);
+  s.labels_size = static_cast<std::uint32_t>(labels_.size() - open_at_);
+  s.value = value;
+  samples_.push_back(s);
+}
+
+void MetricFamily::add(double value, LabelPairs labels) {
+  begin_sample();
+  for (const auto& [k, v] : labels) append_label(k, v);
+  end_sample(value);
+}
+
+void MetricFamily::add(double value, const std::vector<Label>& labels) {
+  begin_sample();
+  for (const Label& l : labels) append_label(l.name, l.value);
+  end_sample(value);
+}
+
+void MetricFamily::add(Distribution d, const std::vector<Label>& labels) {
+  add(std::numeric_limits<double>::quiet_NaN(), labels);
+  distributions_.resize(samples_.size() - 1);  // samples added without one have an empty one
+  distributions_.push_back(std::move(d));
+}
+
+std::vector<Label> MetricFamily::labels(std::size_t i) const {
+  std::vector<Label> out;
+  std::string_view text = rendered_labels(i);
+  while (!text.empty()) {
+    Label l;
+    std::size_t eq = text.find("=\"");
+    if (eq == std::string_view::npos) break;
+    l.name = std::string(text.substr(0, eq));
+    std::size_t j = eq + 2;
+    for (; j < text.size() && text[j] != '"'; ++j) {
+      if (text[j] == '\\' && j + 1 < text.size()) {
+        ++j;
+        l.value += text[j] == 'n' ? '\n' : text[j];
+      } else {
+        l.value += text[j];
+      }
+    }
+    out.push_back(std::move(l));
+    text.remove_prefix(std::min(text.size(), j + 2));  // past '"' and ','
+  }
+  return out;
+}
+
+}  // namespace diskperf
