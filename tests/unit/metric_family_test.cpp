@@ -1,0 +1,48 @@
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <limits>
+
+#include "collectors/metric_families.h"
+#include "daemon/exposition.h"
+
+using namespace diskperf;
+
+TEST_CASE("metric family: labels are rendered escaped once and read back unescaped", "[exposition]") {
+  Families fs;
+  MetricFamily& f = add_family(fs, "x_bytes", "Help.", prometheus::MetricType::Gauge);
+  f.add(1, {{"device", "sda"}, {"op", "read"}});
+  f.add(2, {});
+  f.add(3, std::vector<Label>{{"model", "a\"b\\c\nd,e=\"f"}, {"vendor", ""}});
+  REQUIRE(f.size() == 3);
+  CHECK(f.rendered_labels(0) == "device=\"sda\",op=\"read\"");
+  CHECK(f.rendered_labels(1) == "");
+  CHECK(f.rendered_labels(2) == "model=\"a\\\"b\\\\c\\nd,e=\\\"f\",vendor=\"\"");
+  CHECK(f.labels(0) == std::vector<Label>{{"device", "sda"}, {"op", "read"}});
+  CHECK(f.labels(1).empty());
+  CHECK(f.labels(2) == std::vector<Label>{{"model", "a\"b\\c\nd,e=\"f"}, {"vendor", ""}});
+  CHECK(f.samples()[0].value == 1);
+  CHECK(f.samples()[2].value == 3);
+  CHECK(to_text(fs) ==
+        "# HELP x_bytes Help.\n# TYPE x_bytes gauge\n"
+        "x_bytes{device=\"sda\",op=\"read\"} 1\n"
+        "x_bytes 2\n"
+        "x_bytes{model=\"a\\\"b\\\\c\\nd,e=\\\"f\",vendor=\"\"} 3\n");
+}
+
+TEST_CASE("metric family: summaries keep each sample's distribution", "[exposition]") {
+  Families fs;
+  MetricFamily& s = add_family(fs, "lat_seconds", "Latency.", prometheus::MetricType::Summary);
+  s.add(Distribution{4, 0.5, {{0.5, 0.1}, {0.99, 0.3}}}, {{"op", "read"}});
+  s.add(Distribution{0, 0, {}}, {{"op", "write"}});
+  REQUIRE(s.distributions().size() == 2);
+  CHECK(s.distributions()[0].count == 4);
+  CHECK(to_text(fs) ==
+        "# HELP lat_seconds Latency.\n# TYPE lat_seconds summary\n"
+        "lat_seconds{op=\"read\",quantile=\"0.5\"} 0.1\n"
+        "lat_seconds{op=\"read\",quantile=\"0.99\"} 0.3\n"
+        "lat_seconds_sum{op=\"read\"} 0.5\n"
+        "lat_seconds_count{op=\"read\"} 4\n"
+        "lat_seconds_sum{op=\"write\"} 0\n"
+        "lat_seconds_count{op=\"write\"} 0\n");
+}
