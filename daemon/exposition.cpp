@@ -25,6 +25,22 @@ void append_value(std::string& out, double v) {
     out += v > 0 ? "+Inf" : "-Inf";
   } else {
     char buf[32];
+    // Most values are counts: an integer below 1e15 is written from its
+    // integer digits (several times faster than the shortest-double search),
+    // unless std::to_chars would pick the shorter scientific form
+    // (1000000 -> 1e+06); the output is the same as to_chars' either way.
+    if (std::abs(v) < 1e15 && v == std::trunc(v) && !(v == 0 && std::signbit(v))) {
+      auto r = std::to_chars(buf, buf + sizeof buf, static_cast<long long>(v));
+      const std::size_t digits = static_cast<std::size_t>(r.ptr - buf) - (v < 0 ? 1 : 0);
+      std::size_t zeros = 0;
+      while (zeros + 1 < digits && r.ptr[-1 - static_cast<std::ptrdiff_t>(zeros)] == '0') ++zeros;
+      const std::size_t significant = digits - zeros;
+      const std::size_t scientific = (significant == 1 ? 1 : significant + 1) + 4;  // d[.ddd]e+XX
+      if (scientific >= digits) {
+        out.append(buf, r.ptr);
+        return;
+      }
+    }
     auto r = std::to_chars(buf, buf + sizeof buf, v);
     out.append(buf, r.ptr);
   }

@@ -1,5 +1,6 @@
 #include <catch2/catch.hpp>
 
+#include <charconv>
 #include <cmath>
 #include <limits>
 
@@ -45,4 +46,28 @@ TEST_CASE("metric family: summaries keep each sample's distribution", "[expositi
         "lat_seconds_count{op=\"read\"} 4\n"
         "lat_seconds_sum{op=\"write\"} 0\n"
         "lat_seconds_count{op=\"write\"} 0\n");
+}
+
+TEST_CASE("exposition: integer values are written exactly as std::to_chars writes the double", "[exposition]") {
+  std::vector<double> values{0, -0.0, 1, -1, 9, 10, 99, 100, 1000, 10000, 100000, 1000000, 12000, 120000, 1200000,
+                             1e14, 9e14, 999999999999999, -100000, -123456789, 4503599627370496, 1e15, 1e16, 1e21,
+                             0.5, 1.25, 84.356, 66.918, 1e-7};
+  for (double base = 1; base < 1e15; base *= 10)
+    for (int m = 1; m < 100; ++m) values.push_back(base * m);
+  std::uint64_t x = 88172645463325252ull;  // xorshift: integers of every length
+  for (int i = 0; i < 100000; ++i) {
+    x ^= x << 13;
+    x ^= x >> 7;
+    x ^= x << 17;
+    values.push_back(static_cast<double>(x % (1ull << ((i % 50) + 1))));
+  }
+  for (double v : values) {
+    Families fs;
+    add_family(fs, "v", "h", prometheus::MetricType::Gauge).add(v, {});
+    char buf[32];
+    auto r = std::to_chars(buf, buf + sizeof buf, v);
+    const std::string want = "# HELP v h\n# TYPE v gauge\nv " + std::string(buf, r.ptr) + "\n";
+    INFO(v);
+    REQUIRE(to_text(fs) == want);
+  }
 }
