@@ -295,6 +295,11 @@ ReadStatus HostDir::exists(std::string_view rel) const {
   return ::faccessat(fd_, p.buf, F_OK, 0) == 0 ? ReadStatus::ok : classify_errno(errno);
 }
 
+bool HostDir::unlinked() const {
+  struct stat st {};
+  return fd_ >= 0 && ::fstat(fd_, &st) == 0 && st.st_nlink == 0;
+}
+
 std::vector<std::string> HostDir::list_dir(std::string_view rel, ReadStatus* status) const {
   if (by_path_) return diskperf::list_dir(join_path(path_, rel), status);
   if (!ok()) {

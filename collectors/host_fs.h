@@ -122,6 +122,12 @@ class HostDir {
   /// Whether `rel` exists now (faccessat F_OK): ReadStatus::ok, or why not
   /// (absent, vanished, denied, other).
   ReadStatus exists(std::string_view rel) const;
+  /// Whether this opened directory has been removed since it was opened
+  /// (fstat of its descriptor: no links left, as tmpfs and ext4 report a
+  /// removed directory). sysfs does not report that; there, files held open in
+  /// a removed device's directory fail with ENODEV (ReadStatus::vanished)
+  /// instead. false for a path-based or unopened directory.
+  bool unlinked() const;
   /// list_dir(join_path(path(), rel)); rel "" lists this directory through
   /// its own descriptor (so one HostDir must not list itself from two
   /// threads at once).

@@ -255,14 +255,25 @@ std::optional<std::string> QueueCollector::collect(Families& out) {
     auto read = [&](std::size_t i) { return held ? held->read(i) : dir.read_file(held_name(i), kMaxAttrBytes); };
     present.insert(dev);
     SysfsAttrs attrs;
+    bool vanished = false;
     for (std::size_t i = kHeldFirstDynamic; i < kHeldCount; ++i) {
       FileContent f = read(i);
       if (f.ok()) attrs.emplace(held_name(i), std::move(f.data));
+      vanished = vanished || f.status == ReadStatus::vanished;
     }
     const std::shared_ptr<const StaticInfo>& info = p.info;
-    // Gone while it was read: no series, no cache entry (nothing stale).
-    ReadStatus again = dir.exists("dev");
-    if (again == ReadStatus::absent || again == ReadStatus::vanished) {
+    // Gone while it was read: no series, no cache entry (nothing stale). A
+    // held directory tells without a lookup: its sysfs files fail with ENODEV
+    // once the device is removed, and another file system reports the removed
+    // directory itself (one fstat instead of a path lookup of `dev`).
+    bool gone = vanished;
+    if (!gone && held) {
+      gone = dir.unlinked();
+    } else if (!gone) {
+      ReadStatus again = dir.exists("dev");
+      gone = again == ReadStatus::absent || again == ReadStatus::vanished;
+    }
+    if (gone) {
       present.erase(dev);
       continue;
     }
