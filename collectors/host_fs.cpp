@@ -244,8 +244,8 @@ FileContent read_small(int fd, std::size_t max_bytes, PathFn path) {
 
 }  // namespace
 
-FileContent read_open_file(int fd, std::string_view path, std::size_t max_bytes) {
-  return read_small(fd, max_bytes, [&] { return std::string(path); });
+FileContent read_open_file(int fd, std::string_view dir, std::string_view rel, std::size_t max_bytes) {
+  return read_small(fd, max_bytes, [&] { return join_path(dir, rel); });
 }
 
 int HostDir::open_file(std::string_view rel) const {

@@ -68,8 +68,9 @@ std::string read_link(const std::string& path);
 /// Move-only; closes its descriptor.
 /// Reads an already open file from offset 0 (pread(2)), as HostDir::read_file
 /// does after opening: a sysfs attribute read again this way is produced anew
-/// by the kernel. `path` names the file in error texts.
-FileContent read_open_file(int fd, std::string_view path, std::size_t max_bytes = 4096);
+/// by the kernel. The file is `rel` in directory `dir`: joined for error texts
+/// only (no string is built for a successful read).
+FileContent read_open_file(int fd, std::string_view dir, std::string_view rel, std::size_t max_bytes = 4096);
 
 /// How many descriptors the collectors may keep open between scrapes (held
 /// directories and attribute files together), so that holding them never

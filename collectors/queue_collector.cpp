@@ -77,7 +77,7 @@ class QueueHeldFiles {
   /// File i read now: from its held descriptor, or by opening it.
   FileContent read(std::size_t i) const {
     if (fds_[i] < 0) return dir_->read_file(held_name(i), kMaxAttrBytes);
-    return read_open_file(fds_[i], join_path(dir_->path(), held_name(i)), kMaxAttrBytes);
+    return read_open_file(fds_[i], dir_->path(), held_name(i), kMaxAttrBytes);
   }
 
  private:

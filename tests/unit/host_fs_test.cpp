@@ -83,14 +83,14 @@ TEST_CASE("host_fs: read_open_file reads from the start each time and sees in-pl
   HostDir dir(tmp.str());
   int fd = dir.open_file("inflight");
   REQUIRE(fd >= 0);
-  CHECK(read_open_file(fd, "inflight").data == "       3        1\n");
-  CHECK(read_open_file(fd, "inflight").data == "       3        1\n");
+  CHECK(read_open_file(fd, dir.path(), "inflight").data == "       3        1\n");
+  CHECK(read_open_file(fd, dir.path(), "inflight").data == "       3        1\n");
   tmp.write("inflight", "0 0\n");  // truncates and rewrites the same inode
-  CHECK(read_open_file(fd, "inflight").data == "0 0\n");
+  CHECK(read_open_file(fd, dir.path(), "inflight").data == "0 0\n");
   tmp.write("inflight", std::string(5000, '7'));
-  FileContent big = read_open_file(fd, "inflight", 4096);
+  FileContent big = read_open_file(fd, dir.path(), "inflight", 4096);
   CHECK(big.status == ReadStatus::too_large);
-  CHECK(big.error == "read inflight: larger than 4096 bytes");
+  CHECK(big.error == "read " + tmp.str() + "/inflight: larger than 4096 bytes");
   ::close(fd);
   CHECK(dir.open_file("nope") == -1);
 }
