@@ -254,11 +254,11 @@ std::optional<std::string> QueueCollector::collect(Families& out) {
     const std::shared_ptr<const QueueHeldFiles>& held = p.held;
     auto read = [&](std::size_t i) { return held ? held->read(i) : dir.read_file(held_name(i), kMaxAttrBytes); };
     present.insert(dev);
-    SysfsAttrs attrs;
+    QueueSettings q;  // the live fields; the static ones from the cache below
     bool vanished = false;
     for (std::size_t i = kHeldFirstDynamic; i < kHeldCount; ++i) {
       FileContent f = read(i);
-      if (f.ok()) attrs.emplace(held_name(i), std::move(f.data));
+      if (f.ok()) parse_queue_attr(held_name(i), f.data, q);
       vanished = vanished || f.status == ReadStatus::vanished;
     }
     const std::shared_ptr<const StaticInfo>& info = p.info;
@@ -277,7 +277,6 @@ std::optional<std::string> QueueCollector::collect(Families& out) {
       present.erase(dev);
       continue;
     }
-    QueueSettings q = parse_queue_settings(attrs);  // the live fields; the static ones from the cache:
     const QueueSettings& fixed = info->settings;
     q.max_hw_sectors_bytes = fixed.max_hw_sectors_bytes;
     q.logical_block_size = fixed.logical_block_size;

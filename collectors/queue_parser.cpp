@@ -5,27 +5,6 @@
 #include <vector>
 
 namespace diskperf {
-namespace {
-
-const std::string* find(const SysfsAttrs& attrs, std::string_view key) {
-  auto it = attrs.find(key);
-  return it == attrs.end() ? nullptr : &it->second;
-}
-
-std::optional<std::uint64_t> u64_attr(const SysfsAttrs& attrs, std::string_view key) {
-  const std::string* v = find(attrs, key);
-  return v ? parse_u64(*v) : std::nullopt;
-}
-
-std::optional<std::string> string_attr(const SysfsAttrs& attrs, std::string_view key) {
-  const std::string* v = find(attrs, key);
-  if (!v) return std::nullopt;
-  std::string t = trim_attr(*v);
-  if (t.empty()) return std::nullopt;
-  return t;
-}
-
-}  // namespace
 
 std::optional<std::uint64_t> scale_u64(std::optional<std::uint64_t> value, std::uint64_t factor) {
   if (!value) return std::nullopt;
@@ -79,26 +58,56 @@ std::string link_target_name(std::string_view target) {
 
 QueueSettings parse_queue_settings(const SysfsAttrs& attrs) {
   QueueSettings q;
-  q.queue_depth = u64_attr(attrs, "device/queue_depth");
-  q.nr_requests = u64_attr(attrs, "queue/nr_requests");
-  q.max_sectors_bytes = scale_u64(u64_attr(attrs, "queue/max_sectors_kb"), 1024);
-  q.max_hw_sectors_bytes = scale_u64(u64_attr(attrs, "queue/max_hw_sectors_kb"), 1024);
-  q.read_ahead_bytes = scale_u64(u64_attr(attrs, "queue/read_ahead_kb"), 1024);
-  q.logical_block_size = u64_attr(attrs, "queue/logical_block_size");
-  q.physical_block_size = u64_attr(attrs, "queue/physical_block_size");
-  q.minimum_io_size = u64_attr(attrs, "queue/minimum_io_size");
-  q.optimal_io_size = u64_attr(attrs, "queue/optimal_io_size");
-  q.rotational = u64_attr(attrs, "queue/rotational");
-  if (q.rotational && *q.rotational > 1) q.rotational.reset();
-  q.size_bytes = scale_u64(u64_attr(attrs, "size"), 512);
-  if (const std::string* v = find(attrs, "inflight")) q.inflight = parse_inflight(*v);
-  if (const std::string* v = find(attrs, "queue/scheduler")) q.scheduler = parse_active_scheduler(*v);
-  q.write_cache = string_attr(attrs, "queue/write_cache");
-  q.model = string_attr(attrs, "device/model");
-  q.vendor = string_attr(attrs, "device/vendor");
-  q.wwid = string_attr(attrs, "wwid");
-  if (!q.wwid) q.wwid = string_attr(attrs, "device/wwid");
+  for (const auto& [name, text] : attrs) parse_queue_attr(name, text, q);
   return q;
+}
+
+void parse_queue_attr(std::string_view name, std::string_view text, QueueSettings& q) {
+  struct U64Field {
+    std::string_view name;
+    std::optional<std::uint64_t> QueueSettings::*field;
+    std::uint64_t scale;
+  };
+  static constexpr U64Field kU64[] = {
+      {"device/queue_depth", &QueueSettings::queue_depth, 1},
+      {"queue/nr_requests", &QueueSettings::nr_requests, 1},
+      {"queue/max_sectors_kb", &QueueSettings::max_sectors_bytes, 1024},
+      {"queue/max_hw_sectors_kb", &QueueSettings::max_hw_sectors_bytes, 1024},
+      {"queue/read_ahead_kb", &QueueSettings::read_ahead_bytes, 1024},
+      {"queue/logical_block_size", &QueueSettings::logical_block_size, 1},
+      {"queue/physical_block_size", &QueueSettings::physical_block_size, 1},
+      {"queue/minimum_io_size", &QueueSettings::minimum_io_size, 1},
+      {"queue/optimal_io_size", &QueueSettings::optimal_io_size, 1},
+      {"queue/rotational", &QueueSettings::rotational, 1},
+      {"size", &QueueSettings::size_bytes, 512},
+  };
+  for (const U64Field& f : kU64) {
+    if (name != f.name) continue;
+    std::optional<std::uint64_t> v = scale_u64(parse_u64(text), f.scale);
+    if (f.field == &QueueSettings::rotational && v && *v > 1) v.reset();
+    q.*f.field = v;
+    return;
+  }
+  auto trimmed = [&]() -> std::optional<std::string> {
+    std::string t = trim_attr(text);
+    if (t.empty()) return std::nullopt;
+    return t;
+  };
+  if (name == "inflight") {
+    q.inflight = parse_inflight(text);
+  } else if (name == "queue/scheduler") {
+    q.scheduler = parse_active_scheduler(text);
+  } else if (name == "queue/write_cache") {
+    q.write_cache = trimmed();
+  } else if (name == "device/model") {
+    q.model = trimmed();
+  } else if (name == "device/vendor") {
+    q.vendor = trimmed();
+  } else if (name == "wwid") {
+    if (auto v = trimmed()) q.wwid = std::move(v);
+  } else if (name == "device/wwid") {
+    if (!q.wwid) q.wwid = trimmed();
+  }
 }
 
 }  // namespace diskperf

@@ -126,3 +126,32 @@ TEST_CASE("queue settings: absent or garbage attributes leave fields empty, neve
   CHECK_FALSE(q.model);
   CHECK(q.logical_block_size == 512u);
 }
+
+TEST_CASE("queue parser: one attribute at a time gives what the map gives", "[queue]") {
+  QueueSettings q;
+  parse_queue_attr("queue/max_sectors_kb", "1280\n", q);
+  parse_queue_attr("size", "2147483648\n", q);
+  parse_queue_attr("queue/rotational", "2\n", q);  // not 0 or 1: empty
+  parse_queue_attr("queue/scheduler", "[mq-deadline] none\n", q);
+  parse_queue_attr("inflight", "       3        1\n", q);
+  parse_queue_attr("queue/nr_requests", "garbage\n", q);
+  parse_queue_attr("queue/unknown", "7\n", q);
+  CHECK(q.max_sectors_bytes == 1280u * 1024);
+  CHECK(q.size_bytes == 2147483648ull * 512);
+  CHECK_FALSE(q.rotational);
+  CHECK(q.scheduler == "mq-deadline");
+  CHECK(q.inflight->reads == 3);
+  CHECK(q.inflight->writes == 1);
+  CHECK_FALSE(q.nr_requests);
+  // wwid wins over device/wwid in either order; a blank wwid does not erase device/wwid.
+  QueueSettings a, b, c;
+  parse_queue_attr("wwid", "eui.1\n", a);
+  parse_queue_attr("device/wwid", "naa.2\n", a);
+  parse_queue_attr("device/wwid", "naa.2\n", b);
+  parse_queue_attr("wwid", "eui.1\n", b);
+  parse_queue_attr("device/wwid", "naa.2\n", c);
+  parse_queue_attr("wwid", "  \n", c);
+  CHECK(a.wwid == "eui.1");
+  CHECK(b.wwid == "eui.1");
+  CHECK(c.wwid == "naa.2");
+}
