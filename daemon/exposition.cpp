@@ -93,69 +93,122 @@ const char* type_name(prometheus::MetricType t) {
   }
 }
 
+// Appends family f in the text format to `out`; `after_sample` is called
+// after each sample's lines (the streaming writer hands out full pieces there).
+template <typename AfterSample>
+void append_family(std::string& out, const MetricFamily& f, AfterSample after_sample) {
+  out += "# HELP ";
+  out += f.name;
+  out += ' ';
+  append_escaped(out, f.help, false);
+  out += "\n# TYPE ";
+  out += f.name;
+  out += ' ';
+  out += type_name(f.type);
+  out += '\n';
+  const auto& samples = f.samples();
+  const auto& dists = f.distributions();
+  for (std::size_t i = 0; i < samples.size(); ++i) {
+    const std::string_view labels = f.rendered_labels(i);
+    const bool distribution =
+        f.type == prometheus::MetricType::Summary || f.type == prometheus::MetricType::Histogram;
+    if (!distribution) {
+      append_sample(out, f.name, "", labels, samples[i].value);
+      after_sample();
+      continue;
+    }
+    if (i >= dists.size()) continue;  // a plain sample in a histogram or summary family: nothing to write
+    const Distribution& d = dists[i];
+    if (f.type == prometheus::MetricType::Summary) {
+      for (const auto& [q, v] : d.points) append_sample(out, f.name, "", labels, v, "quantile", q);
+    } else {
+      bool has_inf = false;
+      for (const auto& [le, cum] : d.points) {
+        has_inf = has_inf || std::isinf(le);
+        append_sample(out, f.name, "_bucket", labels, cum, "le", le);
+      }
+      if (!has_inf) {
+        append_sample(out, f.name, "_bucket", labels, static_cast<double>(d.count), "le",
+                      std::numeric_limits<double>::infinity());
+      }
+    }
+    append_sample(out, f.name, "_sum", labels, d.sum);
+    append_sample(out, f.name, "_count", labels, static_cast<double>(d.count));
+    after_sample();
+  }
+}
+
 }  // namespace
 
 std::string to_text(const Families& families, std::size_t expected_bytes) {
   std::string out;
   out.reserve(std::max<std::size_t>(4096, expected_bytes));
-  for (const auto& f : families) {
-    out += "# HELP ";
-    out += f.name;
-    out += ' ';
-    append_escaped(out, f.help, false);
-    out += "\n# TYPE ";
-    out += f.name;
-    out += ' ';
-    out += type_name(f.type);
-    out += '\n';
-    const auto& samples = f.samples();
-    const auto& dists = f.distributions();
-    for (std::size_t i = 0; i < samples.size(); ++i) {
-      const std::string_view labels = f.rendered_labels(i);
-      const bool distribution =
-          f.type == prometheus::MetricType::Summary || f.type == prometheus::MetricType::Histogram;
-      if (!distribution) {
-        append_sample(out, f.name, "", labels, samples[i].value);
-        continue;
-      }
-      if (i >= dists.size()) continue;  // a plain sample in a histogram or summary family: nothing to write
-      const Distribution& d = dists[i];
-      if (f.type == prometheus::MetricType::Summary) {
-        for (const auto& [q, v] : d.points) append_sample(out, f.name, "", labels, v, "quantile", q);
-      } else {
-        bool has_inf = false;
-        for (const auto& [le, cum] : d.points) {
-          has_inf = has_inf || std::isinf(le);
-          append_sample(out, f.name, "_bucket", labels, cum, "le", le);
-        }
-        if (!has_inf) {
-          append_sample(out, f.name, "_bucket", labels, static_cast<double>(d.count), "le",
-                        std::numeric_limits<double>::infinity());
-        }
-      }
-      append_sample(out, f.name, "_sum", labels, d.sum);
-      append_sample(out, f.name, "_count", labels, static_cast<double>(d.count));
-    }
-  }
+  for (const auto& f : families) append_family(out, f, [] {});
   return out;
 }
 
-std::string gzip(const std::string& data) {
+void write_text(const Families& families, const TextSink& sink, std::size_t piece_bytes) {
+  std::string buf;
+  buf.reserve(piece_bytes + 4096);
+  auto hand_out = [&] {
+    if (buf.size() < piece_bytes) return;
+    sink(buf);
+    buf.clear();  // keeps the capacity: one buffer for the whole exposition
+  };
+  for (const auto& f : families) append_family(buf, f, hand_out);
+  if (!buf.empty()) sink(buf);
+}
+
+struct GzipWriter::State {
   z_stream zs{};
+  std::string out = std::string(64u << 10, '\0');
+};
+
+GzipWriter::GzipWriter(TextSink sink) : sink_(std::move(sink)), state_(std::make_unique<State>()) {
   // windowBits 15 + 16: gzip wrapper instead of zlib's. Level 1 (Z_BEST_SPEED): on a 2.7 MB exposition
   // it is 4x faster than the default level 6 for 9% more bytes (bench/RESULTS.md, issue 9).
-  if (deflateInit2(&zs, Z_BEST_SPEED, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK) {
+  if (deflateInit2(&state_->zs, Z_BEST_SPEED, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK) {
     throw std::runtime_error("deflateInit2 failed");
   }
-  std::string out(deflateBound(&zs, data.size()) + 32, '\0');
-  zs.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(data.data()));
-  zs.avail_in = static_cast<uInt>(data.size());
-  zs.next_out = reinterpret_cast<Bytef*>(out.data());
-  zs.avail_out = static_cast<uInt>(out.size());
-  int rc = deflate(&zs, Z_FINISH);
-  out.resize(zs.total_out);
-  deflateEnd(&zs);
-  if (rc != Z_STREAM_END) throw std::runtime_error("deflate failed");
+}
+
+GzipWriter::~GzipWriter() { deflateEnd(&state_->zs); }
+
+void GzipWriter::deflate_some(int flush) {
+  z_stream& zs = state_->zs;
+  for (;;) {
+    zs.next_out = reinterpret_cast<Bytef*>(state_->out.data());
+    zs.avail_out = static_cast<uInt>(state_->out.size());
+    int rc = deflate(&zs, flush);
+    if (rc == Z_STREAM_ERROR) throw std::runtime_error("deflate failed");
+    const std::size_t n = state_->out.size() - zs.avail_out;
+    if (n) sink_(std::string_view(state_->out.data(), n));
+    if (flush == Z_FINISH ? rc == Z_STREAM_END : zs.avail_out != 0) return;
+  }
+}
+
+void GzipWriter::write(std::string_view data) {
+  z_stream& zs = state_->zs;
+  while (!data.empty()) {
+    // avail_in is 32-bit: feed at most 1 GiB at a time.
+    const std::size_t n = std::min<std::size_t>(data.size(), 1u << 30);
+    zs.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(data.data()));
+    zs.avail_in = static_cast<uInt>(n);
+    deflate_some(Z_NO_FLUSH);
+    data.remove_prefix(n);
+  }
+}
+
+void GzipWriter::finish() {
+  state_->zs.avail_in = 0;
+  deflate_some(Z_FINISH);
+}
+
+std::string gzip(const std::string& data) {
+  std::string out;
+  GzipWriter z([&](std::string_view piece) { out.append(piece); });
+  z.write(data);
+  z.finish();
   return out;
 }
 

@@ -105,13 +105,63 @@ class MetricsHandler final : public GuardedHandler {
   MetricsHandler(const Context* c, std::shared_ptr<const Gatherer> g)
       : GuardedHandler(c), gatherer_(std::move(g)) {}
   bool get(mg_connection* conn) override {
+    Families families;
     try {
-      std::string text;
+      run_with_large_stack([&] { families = gatherer_->Collect(); });
+    } catch (const std::exception& e) {
+      spdlog::error("scrape failed: {}", e.what());
+      send(ctx(), conn, 500, "Internal Server Error", "text/plain; charset=utf-8", std::string(e.what()) + "\n");
+      release_free_memory();
+      return true;
+    }
+    const bool gz = accepts_gzip(mg_get_header(conn, "Accept-Encoding"));
+    const mg_request_info* ri = mg_get_request_info(conn);
+    if (ri && ri->http_version && std::string_view(ri->http_version) == "1.1") {
+      stream(conn, families, gz);
+    } else {
+      send_whole(conn, families, gz);  // HTTP/1.0 has no chunked encoding
+    }
+    families = {};
+    release_free_memory();
+    return true;
+  }
+
+ private:
+  // The exposition in chunks (Transfer-Encoding: chunked) as it is rendered
+  // and compressed: no buffer of the whole text (2.7 MB on a 1,200-device host).
+  void stream(mg_connection* conn, const Families& families, bool gz) {
+    mg_printf(conn,
+              "HTTP/1.1 200 OK\r\nContent-Type: %s\r\n%sTransfer-Encoding: chunked\r\n%s"
+              "Cache-Control: no-store\r\n\r\n",
+              kExpositionContentType, gz ? "Content-Encoding: gzip\r\n" : "", ctx().headers.c_str());
+    auto chunk = [conn](std::string_view piece) {
+      if (!piece.empty()) mg_send_chunk(conn, piece.data(), static_cast<unsigned>(piece.size()));
+    };
+    try {
+      if (gz) {
+        GzipWriter z(chunk);
+        write_text(families, [&](std::string_view piece) { z.write(piece); });
+        z.finish();
+      } else {
+        write_text(families, chunk);
+      }
+      mg_send_chunk(conn, "", 0);  // the last chunk
+    } catch (const std::exception& e) {
+      // The status is sent: the last chunk is not, so the client never sees
+      // a complete body (its read waits until the idle connection is closed
+      // or its scrape timeout) and fails the scrape instead of taking a
+      // partial exposition.
+      spdlog::error("scrape failed while sending: {}", e.what());
+    }
+  }
+
+  void send_whole(mg_connection* conn, const Families& families, bool gz) {
+    try {
       // Room for the last scrape's size and 1/16 more.
       const std::size_t expected = last_size_.load(std::memory_order_relaxed);
-      run_with_large_stack([&] { text = to_text(gatherer_->Collect(), expected + expected / 16); });
+      std::string text = to_text(families, expected + expected / 16);
       last_size_.store(text.size(), std::memory_order_relaxed);
-      if (accepts_gzip(mg_get_header(conn, "Accept-Encoding"))) {
+      if (gz) {
         send(ctx(), conn, 200, "OK", kExpositionContentType, gzip(text), "Content-Encoding: gzip\r\n");
       } else {
         send(ctx(), conn, 200, "OK", kExpositionContentType, text);
@@ -120,13 +170,10 @@ class MetricsHandler final : public GuardedHandler {
       spdlog::error("scrape failed: {}", e.what());
       send(ctx(), conn, 500, "Internal Server Error", "text/plain; charset=utf-8", std::string(e.what()) + "\n");
     }
-    release_free_memory();
-    return true;
   }
 
- private:
   std::shared_ptr<const Gatherer> gatherer_;
-  std::atomic<std::size_t> last_size_{0};  ///< bytes of the last exposition
+  std::atomic<std::size_t> last_size_{0};  ///< bytes of the last whole exposition (HTTP/1.0)
 };
 
 class HealthyHandler final : public GuardedHandler {

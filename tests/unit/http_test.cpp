@@ -44,14 +44,47 @@ std::string body(const std::string& resp) { return resp.substr(resp.find("\r\n\r
 std::string gunzip(const std::string& in) {
   z_stream zs{};
   REQUIRE(inflateInit2(&zs, 15 + 16) == Z_OK);
-  std::string out(1 << 20, '\0');
+  std::string out;
   zs.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(in.data()));
   zs.avail_in = static_cast<uInt>(in.size());
-  zs.next_out = reinterpret_cast<Bytef*>(out.data());
-  zs.avail_out = static_cast<uInt>(out.size());
-  REQUIRE(inflate(&zs, Z_FINISH) == Z_STREAM_END);
+  int rc = Z_OK;
+  while (rc == Z_OK) {
+    out.resize(out.size() + (1 << 20));
+    zs.next_out = reinterpret_cast<Bytef*>(out.data() + zs.total_out);
+    zs.avail_out = 1 << 20;
+    rc = inflate(&zs, Z_NO_FLUSH);
+  }
+  REQUIRE(rc == Z_STREAM_END);
   out.resize(zs.total_out);
   inflateEnd(&zs);
+  return out;
+}
+
+// Body of a chunked response (RFC 9112 7.1), or "<bad chunking>".
+std::string dechunk(const std::string& resp) {
+  std::string in = body(resp), out;
+  std::size_t pos = 0;
+  for (;;) {
+    std::size_t eol = in.find("\r\n", pos);
+    if (eol == std::string::npos) return "<bad chunking>";
+    std::size_t n = std::stoul(in.substr(pos, eol - pos), nullptr, 16);
+    if (n == 0) return in.compare(eol, 4, "\r\n\r\n") == 0 ? out : "<bad chunking>";
+    if (in.compare(eol + 2 + n, 2, "\r\n") != 0) return "<bad chunking>";
+    out.append(in, eol + 2, n);
+    pos = eol + 2 + n + 2;
+  }
+}
+
+// Without the lines that differ between two scrapes (collector durations).
+std::string stable_lines(const std::string& text) {
+  std::string out;
+  std::size_t pos = 0;
+  while (pos < text.size()) {
+    std::size_t eol = text.find('\n', pos);
+    eol = eol == std::string::npos ? text.size() : eol + 1;
+    if (text.compare(pos, 43, "diskperf_scrape_collector_duration_seconds{") != 0) out.append(text, pos, eol - pos);
+    pos = eol;
+  }
   return out;
 }
 
@@ -61,6 +94,17 @@ class FixedCollector final : public Collector {
   std::optional<std::string> collect(Families& out) override {
     add_sample(add_family(out, "diskperf_test_value", "A test value.", prometheus::MetricType::Gauge), 42,
                {{"device", "sdc"}});
+    return std::nullopt;
+  }
+};
+
+// 30,000 samples (about 1.5 MB of text): many pieces when streamed.
+class BigCollector final : public Collector {
+ public:
+  std::string_view name() const override { return "big"; }
+  std::optional<std::string> collect(Families& out) override {
+    auto& f = add_family(out, "diskperf_test_big_total", "Many samples.", prometheus::MetricType::Counter);
+    for (int i = 0; i < 30000; ++i) f.add(i * 1.5, {{"device", "dev" + std::to_string(i)}, {"op", "read"}});
     return std::nullopt;
   }
 };
@@ -210,4 +254,29 @@ TEST_CASE("text exposition: escaping, special values, shortest doubles, histogra
         "lat_seconds_bucket{probe=\"p\",le=\"+Inf\"} 3\n"
         "lat_seconds_sum{probe=\"p\"} 0.25\n"
         "lat_seconds_count{probe=\"p\"} 3\n");
+}
+
+TEST_CASE("HTTP/1.1 scrapes are streamed in chunks, plain and gzip, with the same exposition", "[http]") {
+  std::vector<std::unique_ptr<Collector>> cs;
+  cs.push_back(std::make_unique<BigCollector>());
+  auto g = std::make_shared<Gatherer>(std::move(cs));
+  HttpOptions o;
+  o.listen_address = "127.0.0.1:0";
+  HttpServer server(o, g);
+  const int port = server.listening_ports().at(0);
+  const std::string whole = body(http_get(port, "/metrics"));  // HTTP/1.0: Content-Length
+  REQUIRE(whole.size() > 1000000);
+  CHECK(whole.find("diskperf_test_big_total{device=\"dev29999\",op=\"read\"} 44998.5\n") != std::string::npos);
+
+  const std::string get11 = "GET /metrics HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n";
+  std::string plain = http_request(port, get11 + "\r\n");
+  CHECK(plain.rfind("HTTP/1.1 200", 0) == 0);
+  CHECK(plain.find("Transfer-Encoding: chunked") != std::string::npos);
+  CHECK(plain.find("Content-Length") == std::string::npos);
+  CHECK(stable_lines(dechunk(plain)) == stable_lines(whole));
+
+  std::string z = http_request(port, get11 + "Accept-Encoding: gzip\r\n\r\n");
+  CHECK(z.find("Content-Encoding: gzip") != std::string::npos);
+  CHECK(z.find("Transfer-Encoding: chunked") != std::string::npos);
+  CHECK(stable_lines(gunzip(dechunk(z))) == stable_lines(whole));
 }
