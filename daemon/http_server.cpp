@@ -61,11 +61,14 @@ struct Context {
   std::string headers;  // "Name: value\r\n" lines from http_server_config.headers
 };
 
+// CivetWeb runs with keep-alive off (its default): it closes the connection
+// after every response, and every response says so (Connection: close), or an
+// HTTP/1.1 client would send its next request into the closed connection.
 void send(const Context& ctx, mg_connection* conn, int status, const char* reason, const char* content_type,
           const std::string& body, const std::string& extra_headers = "") {
   mg_printf(conn,
             "HTTP/1.1 %d %s\r\nContent-Type: %s\r\nContent-Length: %zu\r\n%s%s"
-            "Cache-Control: no-store\r\n\r\n",
+            "Cache-Control: no-store\r\nConnection: close\r\n\r\n",
             status, reason, content_type, body.size(), extra_headers.c_str(), ctx.headers.c_str());
   mg_write(conn, body.data(), body.size());
 }
@@ -123,6 +126,7 @@ class MetricsHandler final : public GuardedHandler {
     }
     families = {};
     release_free_memory();
+    release_unused_stack();
     return true;
   }
 
@@ -132,7 +136,7 @@ class MetricsHandler final : public GuardedHandler {
   void stream(mg_connection* conn, const Families& families, bool gz) {
     mg_printf(conn,
               "HTTP/1.1 200 OK\r\nContent-Type: %s\r\n%sTransfer-Encoding: chunked\r\n%s"
-              "Cache-Control: no-store\r\n\r\n",
+              "Cache-Control: no-store\r\nConnection: close\r\n\r\n",
               kExpositionContentType, gz ? "Content-Encoding: gzip\r\n" : "", ctx().headers.c_str());
     auto chunk = [conn](std::string_view piece) {
       if (!piece.empty()) mg_send_chunk(conn, piece.data(), static_cast<unsigned>(piece.size()));

@@ -264,7 +264,9 @@ TEST_CASE("HTTP/1.1 scrapes are streamed in chunks, plain and gzip, with the sam
   o.listen_address = "127.0.0.1:0";
   HttpServer server(o, g);
   const int port = server.listening_ports().at(0);
-  const std::string whole = body(http_get(port, "/metrics"));  // HTTP/1.0: Content-Length
+  const std::string resp10 = http_get(port, "/metrics");  // HTTP/1.0: Content-Length
+  CHECK(resp10.find("Connection: close") != std::string::npos);
+  const std::string whole = body(resp10);
   REQUIRE(whole.size() > 1000000);
   CHECK(whole.find("diskperf_test_big_total{device=\"dev29999\",op=\"read\"} 44998.5\n") != std::string::npos);
 
@@ -273,6 +275,7 @@ TEST_CASE("HTTP/1.1 scrapes are streamed in chunks, plain and gzip, with the sam
   CHECK(plain.rfind("HTTP/1.1 200", 0) == 0);
   CHECK(plain.find("Transfer-Encoding: chunked") != std::string::npos);
   CHECK(plain.find("Content-Length") == std::string::npos);
+  CHECK(plain.find("Connection: close") != std::string::npos);
   CHECK(stable_lines(dechunk(plain)) == stable_lines(whole));
 
   std::string z = http_request(port, get11 + "Accept-Encoding: gzip\r\n\r\n");
