@@ -248,6 +248,7 @@ std::optional<std::string> QueueCollector::collect(Families& out) {
     }
     pending.push_back({&d, std::move(held), static_info(dev, dir, identity)});
   }
+  rows.reserve(pending.size());
   for (const Pending& p : pending) {
     const std::string& dev = p.device->name;
     const HostDir& dir = *p.device->dir;
