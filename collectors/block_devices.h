@@ -50,6 +50,11 @@ class BlockDevices {
     /// Inode number of the /sys/block/<name> entry: a new one when the device was removed and
     /// added again under the same name (identifies the device where `diskseq` is missing).
     std::uint64_t ino = 0;
+    /// Whether the /sys/block link points into /sys/devices/virtual (dm, md, loop, zram): a device
+    /// without a parent device, so without the `device` link and the attributes under device/
+    /// (queue_depth, model, vendor, wwid: block/genhd.c adds the link only for a parent). False for
+    /// a plain directory or an unreadable link (unknown: such a device is read as a disk).
+    bool is_virtual = false;
   };
   struct Partition {
     std::string name;  ///< kernel name ("sda1")
@@ -77,6 +82,7 @@ class BlockDevices {
     std::uint64_t ino = 0;
     std::shared_ptr<const HostDir> dir;
     bool may_stack = true;
+    bool is_virtual = false;
   };
   struct PartitionLink {
     std::uint64_t ino = 0;

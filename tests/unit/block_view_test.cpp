@@ -80,6 +80,9 @@ TEST_CASE("block devices: sorted listing, partitions from class/block, which dev
   CHECK_FALSE(l.find("sdc")->may_stack);  // a SCSI disk (its link goes into /sys/devices/pci...)
   CHECK(l.find("dm-0")->may_stack);       // /sys/devices/virtual/block/dm-0
   CHECK(l.find("md1")->may_stack);
+  CHECK_FALSE(l.find("sdc")->is_virtual);
+  CHECK(l.find("dm-0")->is_virtual);
+  CHECK(l.find("md1")->is_virtual);
   CHECK(l.find_partition("sdc2")->disk == "sdc");
   CHECK_FALSE(l.find_partition("sdc"));
   CHECK_FALSE(l.find("sdq"));
@@ -88,6 +91,16 @@ TEST_CASE("block devices: sorted listing, partitions from class/block, which dev
   CHECK_FALSE(l.find("sdz")->held);
   CHECK(l.find("sdc")->held);
   CHECK(b.held() == 5);
+}
+
+TEST_CASE("block devices: a plain directory in /sys/block may stack but is not taken for virtual", "[block]") {
+  TempDir tmp;
+  tmp.write("sys/block/sdq/dev", "65:0\n");
+  BlockDevices b(tmp.str() + "/sys", std::make_shared<FdBudget>(1000));
+  BlockDevices::Listing l = b.list();
+  REQUIRE(l.find("sdq"));
+  CHECK(l.find("sdq")->may_stack);
+  CHECK_FALSE(l.find("sdq")->is_virtual);  // unknown: read as a disk (device/ attributes looked for)
 }
 
 TEST_CASE("block devices: directories are held across listings and replaced with a new entry", "[block]") {
