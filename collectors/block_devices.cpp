@@ -6,6 +6,15 @@
 namespace diskperf {
 namespace {
 
+constexpr std::size_t kMaxDevBytes = 4096;
+
+// `dev` of a held directory, once it reads ok.
+std::optional<FileContent> read_dev(const HostDir& dir) {
+  FileContent f = dir.read_file("dev", kMaxDevBytes);
+  if (!f.ok()) return std::nullopt;
+  return f;
+}
+
 // ".../block/sda/sda1" -> "sda" when the last component is `name`; else "".
 std::string disk_of_partition_link(std::string_view target, std::string_view name) {
   auto slash = target.rfind('/');
@@ -35,6 +44,10 @@ LinkFacts link_facts(const HostDir& block, const std::string& name) {
 
 BlockDevices::BlockDevices(std::string sysfs, std::shared_ptr<FdBudget> budget)
     : sysfs_(std::move(sysfs)), budget_(std::move(budget)) {}
+
+FileContent BlockDevices::Device::dev() const {
+  return held_dev ? *held_dev : dir->read_file("dev", kMaxDevBytes);
+}
 
 const BlockDevices::Device* BlockDevices::Listing::find(std::string_view name) const {
   auto it = std::lower_bound(devices.begin(), devices.end(), name,
@@ -72,8 +85,9 @@ BlockDevices::Listing BlockDevices::list() {
       names.insert(e.name);
       auto it = held_.find(e.name);
       if (it != held_.end() && it->second.ino == e.ino) {
-        const Held& h = it->second;
-        out.devices.push_back({e.name, h.dir, true, h.may_stack, e.ino, h.is_virtual});
+        Held& h = it->second;
+        if (!h.dev) h.dev = read_dev(*h.dir);  // could not be read when the directory was opened
+        out.devices.push_back({e.name, h.dir, true, h.may_stack, e.ino, h.is_virtual, h.dev});
         continue;
       }
       if (it != held_.end()) held_.erase(it);  // a new entry under the same name: a new device
@@ -81,13 +95,14 @@ BlockDevices::Listing BlockDevices::list() {
       if (!budget_->try_take(1)) {  // beyond the budget: no descriptor kept, files opened by path
         out.devices.push_back({e.name,
                                std::make_shared<const HostDir>(HostDir::by_path(join_path(block.path(), e.name))),
-                               false, facts.may_stack, e.ino, facts.is_virtual});
+                               false, facts.may_stack, e.ino, facts.is_virtual, std::nullopt});
         continue;
       }
       auto opened = std::make_unique<HostDir>(block, e.name);
       if (!opened->ok()) {  // gone or unreadable: every read says why
         budget_->give_back(1);
-        out.devices.push_back({e.name, std::move(opened), false, facts.may_stack, e.ino, facts.is_virtual});
+        out.devices.push_back(
+            {e.name, std::move(opened), false, facts.may_stack, e.ino, facts.is_virtual, std::nullopt});
         continue;
       }
       // Held: its descriptor counts until the last user drops it.
@@ -95,8 +110,10 @@ BlockDevices::Listing BlockDevices::list() {
         delete d;
         budget->give_back(1);
       });
-      held_.emplace(e.name, Held{e.ino, dir, facts.may_stack, facts.is_virtual});
-      out.devices.push_back({e.name, std::move(dir), true, facts.may_stack, e.ino, facts.is_virtual});
+      std::optional<FileContent> dev = read_dev(*dir);
+      held_.emplace(e.name, Held{e.ino, dir, facts.may_stack, facts.is_virtual, dev});
+      out.devices.push_back(
+          {e.name, std::move(dir), true, facts.may_stack, e.ino, facts.is_virtual, std::move(dev)});
     }
     std::erase_if(held_, [&](const auto& kv) { return !names.count(kv.first); });
   }

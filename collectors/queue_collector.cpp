@@ -37,8 +37,8 @@ constexpr std::array<const char*, 9> kDynamicAttrs{
 constexpr std::size_t kMaxAttrBytes = 4096;
 
 // Files kept open per device: diskseq (identity), then kDynamicAttrs. `dev`
-// is read once when they are opened: it cannot change while the device
-// directory is the same.
+// comes from the listing (BlockDevices::Device::dev(): read once for a held
+// directory).
 constexpr std::size_t kHeldDiskseq = 0, kHeldFirstDynamic = 1;
 constexpr std::size_t kHeldCount = kHeldFirstDynamic + kDynamicAttrs.size();
 const char* held_name(std::size_t i) { return i == kHeldDiskseq ? "diskseq" : kDynamicAttrs[i - kHeldFirstDynamic]; }
@@ -60,7 +60,7 @@ class QueueHeldFiles {
   /// given back at once, the others when this object goes. `is_virtual`: the
   /// parent device's attributes (parent_attr) are not opened.
   QueueHeldFiles(std::shared_ptr<const HostDir> dir, std::shared_ptr<FdBudget> budget, bool is_virtual)
-      : dir_(std::move(dir)), budget_(std::move(budget)), dev_(dir_->read_file("dev", kMaxAttrBytes)) {
+      : dir_(std::move(dir)), budget_(std::move(budget)) {
     fds_.fill(-1);
     for (std::size_t i = 0; i < kHeldCount; ++i) {
       if (is_virtual && parent_attr(held_name(i))) continue;
@@ -77,8 +77,6 @@ class QueueHeldFiles {
   QueueHeldFiles(const QueueHeldFiles&) = delete;
   QueueHeldFiles& operator=(const QueueHeldFiles&) = delete;
 
-  /// `dev` as read when the files were opened.
-  const FileContent& dev() const { return dev_; }
   bool same_directory(const std::shared_ptr<const HostDir>& dir) const { return dir == dir_; }
 
   /// File i read now: from its held descriptor, or by opening it (never
@@ -91,7 +89,6 @@ class QueueHeldFiles {
  private:
   std::shared_ptr<const HostDir> dir_;
   std::shared_ptr<FdBudget> budget_;
-  FileContent dev_;
   std::array<int, kHeldCount> fds_;
   long opened_ = 0;
 };
@@ -251,7 +248,7 @@ std::optional<std::string> QueueCollector::collect(Families& out) {
     // changes whenever new media or a new backing file is attached, plus the
     // /sys/block entry's inode (a new device under the same name and number,
     // which is all that tells them apart before 5.15).
-    const FileContent devno = held ? held->dev() : dir.read_file("dev", kMaxAttrBytes);
+    const FileContent devno = d.dev();
     if (devno.status == ReadStatus::absent || devno.status == ReadStatus::vanished) continue;  // gone
     std::string identity;
     if (devno.ok() && !trim_attr(devno.data).empty()) {

@@ -9,8 +9,9 @@
 // Cost per scrape: the /sys/block and /sys/class/block listings shared with
 // the topology and tier collectors (collectors/block_view.h: device
 // directories held open, partitions from class/block), then about a dozen
-// small reads per device. The live attribute files and `dev`/`diskseq` are
-// kept open between scrapes and read again with pread(2) at offset 0 (sysfs
+// small reads per device. `dev` comes from the listing (read once per held
+// directory, BlockDevices::Device::dev()). The live attribute files and
+// `diskseq` are kept open between scrapes and read again with pread(2) at offset 0 (sysfs
 // produces the value anew on every such read); they are reopened when the
 // device's directory is a new one (a new /sys/block entry: the device went
 // away and came back), and a file that was absent is looked for again at

@@ -11,6 +11,7 @@
 
 #include <ctime>
 #include <filesystem>
+#include <fstream>
 
 #include "collectors/block_view.h"
 #include "collectors/dm_table_source.h"
@@ -18,6 +19,7 @@
 #include "collectors/process_collector.h"
 #include "collectors/queue_collector.h"
 #include "collectors/topology_collector.h"
+#include "collectors/volume_topology.h"
 #include "daemon/exposition.h"
 #include "daemon/gatherer.h"
 #include "sysfs_test_helpers.h"
@@ -135,6 +137,44 @@ TEST_CASE("block devices: directories are held across listings and replaced with
   // No /sys/block: the error every collector reports.
   fs::remove_all(fs::path(p.sysfs) / "block");
   CHECK(b.list().error == "list " + p.sysfs + "/block: cannot read directory");
+}
+
+TEST_CASE("block devices: `dev` of a held directory is read once, of one not held at every listing", "[block]") {
+  TempDir tmp;
+  HostPaths p = copy_fixture("azure", tmp);
+  const fs::path sdc_dev = fs::canonical(fs::path(p.sysfs) / "block/sdc") / "dev";
+  const fs::path dm0_dev = fs::canonical(fs::path(p.sysfs) / "block/dm-0") / "dev";
+  auto rewrite = [](const fs::path& f, const char* text) { std::ofstream(f, std::ios::trunc) << text; };
+  fs::remove(dm0_dev);  // not readable when dm-0's directory is opened
+  BlockDevices held(p.sysfs, std::make_shared<FdBudget>(1000));
+  BlockDevices not_held(p.sysfs, std::make_shared<FdBudget>(0));
+  BlockDevices::Listing h = held.list(), n = not_held.list();
+  REQUIRE(h.find("sdc")->held);
+  REQUIRE_FALSE(n.find("sdc")->held);
+  CHECK(h.find("sdc")->held_dev);
+  CHECK(h.find("sdc")->dev().data == "8:32\n");
+  CHECK_FALSE(n.find("sdc")->held_dev);
+  CHECK(n.find("sdc")->dev().data == "8:32\n");
+  CHECK_FALSE(h.find("dm-0")->held_dev);
+  CHECK(h.find("dm-0")->dev().status == ReadStatus::absent);  // gone, as the queue collector sees it
+  CHECK(n.find("dm-0")->dev().status == ReadStatus::absent);
+  // The files change (a fixture can do what the kernel does not for the same directory).
+  rewrite(sdc_dev, "8:99\n");
+  rewrite(dm0_dev, "254:0\n");
+  h = held.list();
+  n = not_held.list();
+  CHECK(h.find("sdc")->dev().data == "8:32\n");  // read once: the held directory is the same device
+  CHECK(n.find("sdc")->dev().data == "8:99\n");  // read again
+  CHECK(h.find("dm-0")->held_dev);              // read once it could be read
+  CHECK(h.find("dm-0")->dev().data == "254:0\n");
+  rewrite(dm0_dev, "254:7\n");
+  CHECK(held.list().find("dm-0")->dev().data == "254:0\n");
+  // The topology's volume number comes from the same reading.
+  CHECK(read_volumes(held.list(), p.devfs).volumes.at("dm-0").devno == std::pair<unsigned, unsigned>(254, 0));
+  CHECK(read_volumes(not_held.list(), p.devfs).volumes.at("dm-0").devno == std::pair<unsigned, unsigned>(254, 7));
+  // Not held and `dev` removed: absent at once.
+  fs::remove(sdc_dev);
+  CHECK(not_held.list().find("sdc")->dev().status == ReadStatus::absent);
 }
 
 TEST_CASE("block devices: past the descriptor budget devices are still read, just not held", "[block]") {

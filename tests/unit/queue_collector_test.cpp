@@ -263,6 +263,17 @@ TEST_CASE("queue: a virtual device's device/ attributes are never read; its othe
   CHECK(value(collect(c), "diskperf_disk_queue_depth", {{"device", "sdc"}}) == 16);
 }
 
+TEST_CASE("queue: a held device whose `dev` is absent is skipped until `dev` can be read", "[queue]") {
+  TempDir tmp;
+  HostPaths p = copy_fixture("azure", tmp);
+  const auto sdd_dev = std::filesystem::canonical(std::filesystem::path(p.sysfs) / "block/sdd") / "dev";
+  std::filesystem::remove(sdd_dev);
+  QueueCollector c(p, all());
+  CHECK(count(collect(c), "diskperf_disk_info", {{"device", "sdd"}}) == 0);  // gone
+  tmp.write(std::filesystem::relative(sdd_dev, tmp.path).string(), "8:48\n");
+  CHECK(value(collect(c), "diskperf_disk_nr_requests", {{"device", "sdd"}}) == 254);
+}
+
 TEST_CASE("queue: /dev/disk links are read again when their directory changes", "[queue][slow]") {
   TempDir tmp;
   HostPaths p = copy_fixture("azure", tmp);
