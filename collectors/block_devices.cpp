@@ -6,6 +6,15 @@
 namespace diskperf {
 namespace {
 
+constexpr std::size_t kMaxDevBytes = 4096;
+
+// `dev` of a held directory, once it reads ok.
+std::optional<FileContent> read_dev(const HostDir& dir) {
+  FileContent f = dir.read_file("dev", kMaxDevBytes);
+  if (!f.ok()) return std::nullopt;
+  return f;
+}
+
 // ".../block/sda/sda1" -> "sda" when the last component is `name`; else "".
 std::string disk_of_partition_link(std::string_view target, std::string_view name) {
   auto slash = target.rfind('/');
@@ -15,19 +24,30 @@ std::string disk_of_partition_link(std::string_view target, std::string_view nam
   return std::string(pslash == std::string_view::npos ? parent : parent.substr(pslash + 1));
 }
 
-// A /sys/block link into /sys/devices but not into /sys/devices/virtual: a
-// disk with a parent hardware device, never a holder of other disks. A plain
-// directory or an unreadable link may be anything.
-bool may_stack(const HostDir& block, const std::string& name) {
+// What the /sys/block link's target tells about the device.
+struct LinkFacts {
+  // Not a link into /sys/devices outside /sys/devices/virtual (a disk with a
+  // parent hardware device, never a holder of other disks). A plain
+  // directory or an unreadable link may be anything.
+  bool may_stack = true;
+  // A link into /sys/devices/virtual: no parent device.
+  bool is_virtual = false;
+};
+
+LinkFacts link_facts(const HostDir& block, const std::string& name) {
   const std::string target = block.read_link(name);
-  return target.empty() || target.find("devices/") == std::string::npos ||
-         target.find("devices/virtual/") != std::string::npos;
+  const bool is_virtual = target.find("devices/virtual/") != std::string::npos;
+  return {target.empty() || target.find("devices/") == std::string::npos || is_virtual, is_virtual};
 }
 
 }  // namespace
 
 BlockDevices::BlockDevices(std::string sysfs, std::shared_ptr<FdBudget> budget)
     : sysfs_(std::move(sysfs)), budget_(std::move(budget)) {}
+
+FileContent BlockDevices::Device::dev() const {
+  return held_dev ? *held_dev : dir->read_file("dev", kMaxDevBytes);
+}
 
 const BlockDevices::Device* BlockDevices::Listing::find(std::string_view name) const {
   auto it = std::lower_bound(devices.begin(), devices.end(), name,
@@ -65,20 +85,24 @@ BlockDevices::Listing BlockDevices::list() {
       names.insert(e.name);
       auto it = held_.find(e.name);
       if (it != held_.end() && it->second.ino == e.ino) {
-        out.devices.push_back({e.name, it->second.dir, true, it->second.may_stack, e.ino});
+        Held& h = it->second;
+        if (!h.dev) h.dev = read_dev(*h.dir);  // could not be read when the directory was opened
+        out.devices.push_back({e.name, h.dir, true, h.may_stack, e.ino, h.is_virtual, h.dev});
         continue;
       }
       if (it != held_.end()) held_.erase(it);  // a new entry under the same name: a new device
-      const bool stack = may_stack(block, e.name);
+      const LinkFacts facts = link_facts(block, e.name);
       if (!budget_->try_take(1)) {  // beyond the budget: no descriptor kept, files opened by path
-        out.devices.push_back(
-            {e.name, std::make_shared<const HostDir>(HostDir::by_path(join_path(block.path(), e.name))), false, stack, e.ino});
+        out.devices.push_back({e.name,
+                               std::make_shared<const HostDir>(HostDir::by_path(join_path(block.path(), e.name))),
+                               false, facts.may_stack, e.ino, facts.is_virtual, std::nullopt});
         continue;
       }
       auto opened = std::make_unique<HostDir>(block, e.name);
       if (!opened->ok()) {  // gone or unreadable: every read says why
         budget_->give_back(1);
-        out.devices.push_back({e.name, std::move(opened), false, stack, e.ino});
+        out.devices.push_back(
+            {e.name, std::move(opened), false, facts.may_stack, e.ino, facts.is_virtual, std::nullopt});
         continue;
       }
       // Held: its descriptor counts until the last user drops it.
@@ -86,8 +110,10 @@ BlockDevices::Listing BlockDevices::list() {
         delete d;
         budget->give_back(1);
       });
-      held_.emplace(e.name, Held{e.ino, dir, stack});
-      out.devices.push_back({e.name, std::move(dir), true, stack, e.ino});
+      std::optional<FileContent> dev = read_dev(*dir);
+      held_.emplace(e.name, Held{e.ino, dir, facts.may_stack, facts.is_virtual, dev});
+      out.devices.push_back(
+          {e.name, std::move(dir), true, facts.may_stack, e.ino, facts.is_virtual, std::move(dev)});
     }
     std::erase_if(held_, [&](const auto& kv) { return !names.count(kv.first); });
   }

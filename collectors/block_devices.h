@@ -50,6 +50,18 @@ class BlockDevices {
     /// Inode number of the /sys/block/<name> entry: a new one when the device was removed and
     /// added again under the same name (identifies the device where `diskseq` is missing).
     std::uint64_t ino = 0;
+    /// Whether the /sys/block link points into /sys/devices/virtual (dm, md, loop, zram): a device
+    /// without a parent device, so without the `device` link and the attributes under device/
+    /// (queue_depth, model, vendor, wwid: block/genhd.c adds the link only for a parent). False for
+    /// a plain directory or an unreadable link (unknown: such a device is read as a disk).
+    bool is_virtual = false;
+    /// `dev` ("major:minor\n", block/genhd.c) of a held directory, read by list() once it reads
+    /// ok (it cannot change while the directory is the same: a new device is a new /sys/block
+    /// entry); unset for a directory that is not held, or while `dev` cannot be read. Use dev().
+    std::optional<FileContent> held_dev;
+    /// `dev`: `held_dev`, else read now through `dir` (ReadStatus absent or vanished: the device
+    /// is gone).
+    FileContent dev() const;
   };
   struct Partition {
     std::string name;  ///< kernel name ("sda1")
@@ -77,6 +89,8 @@ class BlockDevices {
     std::uint64_t ino = 0;
     std::shared_ptr<const HostDir> dir;
     bool may_stack = true;
+    bool is_virtual = false;
+    std::optional<FileContent> dev;  ///< once read ok
   };
   struct PartitionLink {
     std::uint64_t ino = 0;

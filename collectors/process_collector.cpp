@@ -1,7 +1,10 @@
 #include "collectors/process_collector.h"
 
+#include <linux/magic.h>
 #include <poll.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/vfs.h>
 #include <unistd.h>
 
 #include <charconv>
@@ -60,7 +63,15 @@ std::optional<std::uint64_t> fd_table_size(const std::string& status_text) {
 
 }  // namespace
 
-std::optional<std::size_t> count_open_fds(std::size_t table_size) {
+std::optional<std::size_t> count_open_fds_by_stat(const std::string& fd_dir) {
+  struct statfs fs {};
+  if (::statfs(fd_dir.c_str(), &fs) != 0 || fs.f_type != PROC_SUPER_MAGIC) return std::nullopt;
+  struct stat st {};
+  if (::stat(fd_dir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode) || st.st_size <= 0) return std::nullopt;
+  return static_cast<std::size_t>(st.st_size);
+}
+
+std::optional<std::size_t> count_open_fds_by_poll(std::size_t table_size) {
   rlimit lim{};
   if (table_size == 0 || ::getrlimit(RLIMIT_NOFILE, &lim) != 0) return std::nullopt;
   // poll(2) refuses more entries than RLIMIT_NOFILE; a table larger than the
@@ -106,15 +117,18 @@ std::optional<std::string> ProcessCollector::collect(Families& out) {
   gauge(out, "process_resident_memory_bytes", "Resident memory size in bytes.", rss_pages * page);
   gauge(out, "process_virtual_memory_bytes", "Virtual memory size in bytes.", vsize);
 
-  // Open descriptors: poll(2) over the descriptor table (one call), else a
-  // listing of /proc/self/fd (about 1 us per descriptor, and the queue
-  // collector holds thousands on a large host).
-  std::optional<std::size_t> open_fds;
-  if (FileContent status = read_file(join_path(procfs_, "self/status")); status.ok())
-    if (auto size = fd_table_size(status.data)) open_fds = count_open_fds(*size);
+  // Open descriptors: the kernel's count in stat(2) of /proc/self/fd (6.2+),
+  // else poll(2) over the descriptor table (one call, but ~1.4 ms with 12,000
+  // descriptors), else a listing of /proc/self/fd (about 1 us per descriptor,
+  // and the queue collector holds thousands on a large host).
+  const std::string fd_dir = join_path(procfs_, "self/fd");
+  std::optional<std::size_t> open_fds = count_open_fds_by_stat(fd_dir);
+  if (!open_fds)
+    if (FileContent status = read_file(join_path(procfs_, "self/status")); status.ok())
+      if (auto size = fd_table_size(status.data)) open_fds = count_open_fds_by_poll(*size);
   if (!open_fds) {
     ReadStatus fd_status;
-    auto fds = list_dir(join_path(procfs_, "self/fd"), &fd_status);
+    auto fds = list_dir(fd_dir, &fd_status);
     if (fd_status == ReadStatus::ok) open_fds = fds.size();
   }
   if (open_fds) gauge(out, "process_open_fds", "Number of open file descriptors.", static_cast<double>(*open_fds));

@@ -37,11 +37,16 @@ constexpr std::array<const char*, 9> kDynamicAttrs{
 constexpr std::size_t kMaxAttrBytes = 4096;
 
 // Files kept open per device: diskseq (identity), then kDynamicAttrs. `dev`
-// is read once when they are opened: it cannot change while the device
-// directory is the same.
+// comes from the listing (BlockDevices::Device::dev(): read once for a held
+// directory).
 constexpr std::size_t kHeldDiskseq = 0, kHeldFirstDynamic = 1;
 constexpr std::size_t kHeldCount = kHeldFirstDynamic + kDynamicAttrs.size();
 const char* held_name(std::size_t i) { return i == kHeldDiskseq ? "diskseq" : kDynamicAttrs[i - kHeldFirstDynamic]; }
+
+// An attribute of the parent device (device/queue_depth, device/model, ...): a
+// virtual device (BlockDevices::Device::is_virtual) has none, so it is not
+// looked for there (an open that fails at every scrape).
+bool parent_attr(std::string_view name) { return name.starts_with("device/"); }
 
 }  // namespace
 
@@ -52,11 +57,13 @@ const char* held_name(std::size_t i) { return i == kHeldDiskseq ? "diskseq" : kD
 class QueueHeldFiles {
  public:
   /// `budget` has already given kHeldCount descriptors; those not opened are
-  /// given back at once, the others when this object goes.
-  QueueHeldFiles(std::shared_ptr<const HostDir> dir, std::shared_ptr<FdBudget> budget)
-      : dir_(std::move(dir)), budget_(std::move(budget)), dev_(dir_->read_file("dev", kMaxAttrBytes)) {
+  /// given back at once, the others when this object goes. `is_virtual`: the
+  /// parent device's attributes (parent_attr) are not opened.
+  QueueHeldFiles(std::shared_ptr<const HostDir> dir, std::shared_ptr<FdBudget> budget, bool is_virtual)
+      : dir_(std::move(dir)), budget_(std::move(budget)) {
     fds_.fill(-1);
     for (std::size_t i = 0; i < kHeldCount; ++i) {
+      if (is_virtual && parent_attr(held_name(i))) continue;
       fds_[i] = dir_->open_file(held_name(i));
       if (fds_[i] >= 0) ++opened_;
     }
@@ -70,11 +77,10 @@ class QueueHeldFiles {
   QueueHeldFiles(const QueueHeldFiles&) = delete;
   QueueHeldFiles& operator=(const QueueHeldFiles&) = delete;
 
-  /// `dev` as read when the files were opened.
-  const FileContent& dev() const { return dev_; }
   bool same_directory(const std::shared_ptr<const HostDir>& dir) const { return dir == dir_; }
 
-  /// File i read now: from its held descriptor, or by opening it.
+  /// File i read now: from its held descriptor, or by opening it (never
+  /// called for a parent attribute of a virtual device).
   FileContent read(std::size_t i) const {
     if (fds_[i] < 0) return dir_->read_file(held_name(i), kMaxAttrBytes);
     return read_open_file(fds_[i], dir_->path(), held_name(i), kMaxAttrBytes);
@@ -83,15 +89,16 @@ class QueueHeldFiles {
  private:
   std::shared_ptr<const HostDir> dir_;
   std::shared_ptr<FdBudget> budget_;
-  FileContent dev_;
   std::array<int, kHeldCount> fds_;
   long opened_ = 0;
 };
 
 namespace {
 
-void read_attrs(const HostDir& dir, const char* const* names, std::size_t n, SysfsAttrs& out) {
+// Reads `names` below `dir` into `out`; a virtual device's parent attributes are skipped.
+void read_attrs(const HostDir& dir, const char* const* names, std::size_t n, bool is_virtual, SysfsAttrs& out) {
   for (std::size_t i = 0; i < n; ++i) {
+    if (is_virtual && parent_attr(names[i])) continue;
     FileContent f = dir.read_file(names[i], kMaxAttrBytes);
     if (f.ok()) out.emplace(names[i], std::move(f.data));
   }
@@ -163,7 +170,8 @@ QueueCollector::QueueCollector(const HostPaths& paths, std::shared_ptr<const Dev
     : QueueCollector(std::make_shared<BlockView>(paths, nullptr), std::move(filter)) {}
 
 std::shared_ptr<const QueueHeldFiles> QueueCollector::held_files(const std::string& device,
-                                                                 const std::shared_ptr<const HostDir>& dir) {
+                                                                 const std::shared_ptr<const HostDir>& dir,
+                                                                 bool is_virtual) {
   if (!dir->ok()) return nullptr;
   {
     std::lock_guard lock(mu_);
@@ -172,7 +180,7 @@ std::shared_ptr<const QueueHeldFiles> QueueCollector::held_files(const std::stri
     if (it != held_.end()) held_.erase(it);  // a new directory: the device was replaced
   }
   if (!view_->fd_budget()->try_take(static_cast<long>(kHeldCount))) return nullptr;
-  auto files = std::make_shared<const QueueHeldFiles>(dir, view_->fd_budget());
+  auto files = std::make_shared<const QueueHeldFiles>(dir, view_->fd_budget(), is_virtual);
   std::lock_guard lock(mu_);
   held_[device] = files;
   return files;
@@ -185,6 +193,7 @@ std::size_t QueueCollector::static_reads() const {
 
 std::shared_ptr<const QueueCollector::StaticInfo> QueueCollector::static_info(const std::string& device,
                                                                               const HostDir& dir,
+                                                                              bool is_virtual,
                                                                               const std::string& identity) {
   if (!identity.empty()) {
     std::lock_guard lock(mu_);
@@ -193,7 +202,7 @@ std::shared_ptr<const QueueCollector::StaticInfo> QueueCollector::static_info(co
   auto info = std::make_shared<StaticInfo>();
   info->identity = identity;
   SysfsAttrs attrs;
-  read_attrs(dir, kStaticAttrs.data(), kStaticAttrs.size(), attrs);
+  read_attrs(dir, kStaticAttrs.data(), kStaticAttrs.size(), is_virtual, attrs);
   info->settings = parse_queue_settings(attrs);
   ReadStatus st = ReadStatus::ok;
   auto mq = dir.list_dir("mq", &st);
@@ -230,7 +239,7 @@ std::optional<std::string> QueueCollector::collect(Families& out) {
     if (before_read_) before_read_(dev);
     const HostDir& dir = *d.dir;
     // Files are held only for a held directory (the same object at every scrape).
-    std::shared_ptr<const QueueHeldFiles> held = d.held ? held_files(dev, d.dir) : nullptr;
+    std::shared_ptr<const QueueHeldFiles> held = d.held ? held_files(dev, d.dir, d.is_virtual) : nullptr;
     if (!d.held) {  // files held on an earlier directory of this name belong to a replaced device
       std::lock_guard lock(mu_);
       held_.erase(dev);
@@ -239,14 +248,14 @@ std::optional<std::string> QueueCollector::collect(Families& out) {
     // changes whenever new media or a new backing file is attached, plus the
     // /sys/block entry's inode (a new device under the same name and number,
     // which is all that tells them apart before 5.15).
-    const FileContent devno = held ? held->dev() : dir.read_file("dev", kMaxAttrBytes);
+    const FileContent devno = d.dev();
     if (devno.status == ReadStatus::absent || devno.status == ReadStatus::vanished) continue;  // gone
     std::string identity;
     if (devno.ok() && !trim_attr(devno.data).empty()) {
       FileContent seq = held ? held->read(kHeldDiskseq) : dir.read_file(held_name(kHeldDiskseq), kMaxAttrBytes);
       identity = trim_attr(devno.data) + "|" + (seq.ok() ? trim_attr(seq.data) : "") + "|" + std::to_string(d.ino);
     }
-    pending.push_back({&d, std::move(held), static_info(dev, dir, identity)});
+    pending.push_back({&d, std::move(held), static_info(dev, dir, d.is_virtual, identity)});
   }
   rows.reserve(pending.size());
   for (const Pending& p : pending) {
@@ -258,6 +267,7 @@ std::optional<std::string> QueueCollector::collect(Families& out) {
     QueueSettings q;  // the live fields; the static ones from the cache below
     bool vanished = false;
     for (std::size_t i = kHeldFirstDynamic; i < kHeldCount; ++i) {
+      if (p.device->is_virtual && parent_attr(held_name(i))) continue;
       FileContent f = read(i);
       if (f.ok()) parse_queue_attr(held_name(i), f.data, q);
       vanished = vanished || f.status == ReadStatus::vanished;

@@ -9,12 +9,16 @@
 // Cost per scrape: the /sys/block and /sys/class/block listings shared with
 // the topology and tier collectors (collectors/block_view.h: device
 // directories held open, partitions from class/block), then about a dozen
-// small reads per device. The live attribute files and `dev`/`diskseq` are
-// kept open between scrapes and read again with pread(2) at offset 0 (sysfs
+// small reads per device. `dev` comes from the listing (read once per held
+// directory, BlockDevices::Device::dev()). The live attribute files and
+// `diskseq` are kept open between scrapes and read again with pread(2) at offset 0 (sysfs
 // produces the value anew on every such read); they are reopened when the
 // device's directory is a new one (a new /sys/block entry: the device went
 // away and came back), and a file that was absent is looked for again at
-// every scrape. Held descriptors (directories and files) stay within the
+// every scrape, except the parent device's attributes (device/queue_depth,
+// device/model, ...) of a virtual device (dm, md, loop, zram: a /sys/block
+// link into /sys/devices/virtual), which has no parent device: those are
+// never read. Held descriptors (directories and files) stay within the
 // BlockView's FdBudget (3/4 of RLIMIT_NOFILE less 256); devices beyond it
 // are read by opening each file. Cost on the
 // kernel side: one open file (and its seq_file page) per attribute. The links
@@ -70,7 +74,8 @@ class QueueCollector final : public Collector {
     QueueSettings settings;  ///< only the static attributes' fields are set
     std::optional<std::uint64_t> hw_queues;
   };
-  std::shared_ptr<const StaticInfo> static_info(const std::string& device, const HostDir& dir,
+  /// `is_virtual`: BlockDevices::Device::is_virtual (no device/ attributes read).
+  std::shared_ptr<const StaticInfo> static_info(const std::string& device, const HostDir& dir, bool is_virtual,
                                                 const std::string& identity);
   std::shared_ptr<BlockView> view_;
   std::shared_ptr<const DeviceFilter> filter_;
@@ -80,7 +85,7 @@ class QueueCollector final : public Collector {
   std::size_t static_reads_ = 0;
   /// The device's held attribute files, (re)opened when its directory is new.
   std::shared_ptr<const QueueHeldFiles> held_files(const std::string& device,
-                                                   const std::shared_ptr<const HostDir>& dir);
+                                                   const std::shared_ptr<const HostDir>& dir, bool is_virtual);
   std::unordered_map<std::string, std::shared_ptr<const QueueHeldFiles>> held_;  ///< guarded by mu_
 };
 

@@ -34,10 +34,11 @@ std::string parent_name(const std::string& target) {
   return link_target_name(std::string_view(target).substr(0, slash));
 }
 
-VolumeInfo read_volume(const BlockDevices::Listing& block, const HostDir& dir, const std::string& dev,
+VolumeInfo read_volume(const BlockDevices::Listing& block, const BlockDevices::Device& device,
                        std::vector<std::string> slaves) {
+  const HostDir& dir = *device.dir;
   VolumeInfo v;
-  v.device = dev;
+  v.device = device.name;
   std::sort(slaves.begin(), slaves.end());
   for (const std::string& s : slaves) {
     const std::string link = "slaves/" + s;
@@ -52,7 +53,7 @@ VolumeInfo read_volume(const BlockDevices::Listing& block, const HostDir& dir, c
     }
     v.members.push_back(std::move(m));
   }
-  if (auto d = read_attr(dir, "dev")) v.devno = parse_devno(*d);
+  if (FileContent d = device.dev(); d.ok()) v.devno = parse_devno(trim_attr(d.data));
   if (auto name = read_attr(dir, "dm/name")) {
     v.kind = "dm";
     v.name = *name;
@@ -97,7 +98,7 @@ VolumeScan read_volumes(const BlockDevices::Listing& block, const std::string& d
     if (!d.may_stack) continue;
     std::vector<std::string> slaves = d.dir->list_dir("slaves");
     if (slaves.empty()) continue;
-    volumes.emplace(d.name, read_volume(block, *d.dir, d.name, std::move(slaves)));
+    volumes.emplace(d.name, read_volume(block, d, std::move(slaves)));
   }
   if (std::any_of(volumes.begin(), volumes.end(), [](const auto& kv) { return kv.second.kind == "md"; })) {
     auto names = read_md_names(devfs);

@@ -26,7 +26,8 @@ struct VolumeInfo {
   std::string kind;  ///< "dm", "md" or "other"
   std::string name;  ///< dm/name, or the md array name from <devfs>/md
   std::string uuid;  ///< dm/uuid or md/uuid
-  std::optional<std::pair<unsigned, unsigned>> devno;  ///< `dev` (major:minor)
+  /// `dev` (major:minor), from the listing (BlockDevices::Device::dev(): read once per held directory)
+  std::optional<std::pair<unsigned, unsigned>> devno;
   std::vector<VolumeMember> members;  ///< sorted by name
   // md only
   std::string md_level, md_array_state;

@@ -192,10 +192,14 @@ TEST_CASE("queue: an unreadable /sys/block fails the collector; an empty one doe
 TEST_CASE("queue: held attribute files follow a replaced device directory and files that appear", "[queue]") {
   TempDir tmp;
   HostPaths p = copy_fixture("azure", tmp);
+  // sde's SCSI queue_depth is absent at first.
+  const std::filesystem::path sde_qd =
+      std::filesystem::canonical(std::filesystem::path(p.sysfs) / "block/sde/device") / "queue_depth";
+  std::filesystem::remove(sde_qd);
   QueueCollector c(p, all());
   Families fs = collect(c);
   CHECK(value(fs, "diskperf_disk_nr_requests", {{"device", "sdd"}}) == 254);
-  CHECK_FALSE(value(fs, "diskperf_disk_queue_depth", {{"device", "dm-0"}}));
+  CHECK_FALSE(value(fs, "diskperf_disk_queue_depth", {{"device", "sde"}}));
   // The device goes away and comes back with new settings: a new directory with the same name,
   // while the old one still exists elsewhere (descriptors held on it must not be used), and, as
   // the kernel does for a new device, a new /sys/block link (a new inode).
@@ -210,15 +214,64 @@ TEST_CASE("queue: held attribute files follow a replaced device directory and fi
   std::filesystem::rename(link.string() + ".new", link);
   tmp.write(std::filesystem::relative(sdd / "queue/nr_requests", tmp.path).string(), "64\n");
   // A live attribute that was absent appears (retried at every scrape).
-  tmp.write("sys/devices/virtual/block/dm-0/device/queue_depth", "16\n");
+  tmp.write(std::filesystem::relative(sde_qd, tmp.path).string(), "16\n");
   fs = collect(c);
   CHECK(value(fs, "diskperf_disk_nr_requests", {{"device", "sdd"}}) == 64);
-  CHECK(value(fs, "diskperf_disk_queue_depth", {{"device", "dm-0"}}) == 16);
+  CHECK(value(fs, "diskperf_disk_queue_depth", {{"device", "sde"}}) == 16);
   // In-place rewrites are seen through the held descriptors.
   tmp.write(std::filesystem::relative(sdd / "inflight", tmp.path).string(), "       7        2\n");
   fs = collect(c);
   CHECK(value(fs, "diskperf_disk_inflight_requests", {{"device", "sdd"}, {"op", "read"}}) == 7);
   CHECK(value(fs, "diskperf_disk_inflight_requests", {{"device", "sdd"}, {"op", "write"}}) == 2);
+}
+
+TEST_CASE("queue: a virtual device's device/ attributes are never read; its other series are unchanged",
+          "[queue]") {
+  TempDir tmp;
+  HostPaths p = copy_fixture("azure", tmp);
+  QueueCollector c(p, all());
+  const Labels dm0_info{{"device", "dm-0"},
+                        {"scheduler", "none"},
+                        {"write_cache", "write through"},
+                        {"model", ""},
+                        {"vendor", ""},
+                        {"wwid", ""},
+                        {"azure_lun", ""},
+                        {"by_id",
+                         "dm-name-vg_data-lv_data,"
+                         "dm-uuid-LVM-Xk2wQp9Rv3Ls8Tn4Ym5Zb6Cd7Ef8Gh9Ij0Kl1Mn2Op3Qr4St5Uv6Wx7Yz8Ab9Cd0"}};
+  auto check_dm0 = [&](const Families& fs) {
+    CHECK_FALSE(value(fs, "diskperf_disk_queue_depth", {{"device", "dm-0"}}));
+    CHECK(value(fs, "diskperf_disk_nr_requests", {{"device", "dm-0"}}) == 256);
+    CHECK(value(fs, "diskperf_disk_minimum_io_size_bytes", {{"device", "dm-0"}}) == 65536);
+    CHECK(value(fs, "diskperf_disk_optimal_io_size_bytes", {{"device", "dm-0"}}) == 196608);
+    CHECK(value(fs, "diskperf_disk_size_bytes", {{"device", "dm-0"}}) == 12884877312.0 * 512);
+    CHECK(labels_of(fs, "diskperf_disk_info", "device", "dm-0") == dm0_info);
+  };
+  check_dm0(collect(c));
+  // A kernel never makes device/ under /sys/devices/virtual (no parent device). Files put there
+  // in the fixture are ignored: they are not opened, neither at the first scrape of a new
+  // collector (static attributes) nor at later ones (live attributes), and the output is the same.
+  for (const char* f : {"queue_depth", "model", "vendor", "wwid"})
+    tmp.write(std::string("sys/devices/virtual/block/dm-0/device/") + f, "16\n");
+  check_dm0(collect(c));
+  QueueCollector fresh(p, all());
+  check_dm0(collect(fresh));
+  // The same files on a real disk are read (sdc's SCSI device: queue_depth 2048 -> 16).
+  const auto sdc_dev = std::filesystem::canonical(std::filesystem::path(p.sysfs) / "block/sdc/device");
+  tmp.write(std::filesystem::relative(sdc_dev / "queue_depth", tmp.path).string(), "16\n");
+  CHECK(value(collect(c), "diskperf_disk_queue_depth", {{"device", "sdc"}}) == 16);
+}
+
+TEST_CASE("queue: a held device whose `dev` is absent is skipped until `dev` can be read", "[queue]") {
+  TempDir tmp;
+  HostPaths p = copy_fixture("azure", tmp);
+  const auto sdd_dev = std::filesystem::canonical(std::filesystem::path(p.sysfs) / "block/sdd") / "dev";
+  std::filesystem::remove(sdd_dev);
+  QueueCollector c(p, all());
+  CHECK(count(collect(c), "diskperf_disk_info", {{"device", "sdd"}}) == 0);  // gone
+  tmp.write(std::filesystem::relative(sdd_dev, tmp.path).string(), "8:48\n");
+  CHECK(value(collect(c), "diskperf_disk_nr_requests", {{"device", "sdd"}}) == 254);
 }
 
 TEST_CASE("queue: /dev/disk links are read again when their directory changes", "[queue][slow]") {
