@@ -37,7 +37,7 @@ std::shared_ptr<const BlockDevices::Listing> BlockView::devices() {
 }
 
 std::shared_ptr<const VolumeScan> BlockView::volumes() {
-  return volumes_.get([&] { return read_volumes(*devices(), paths_.devfs); });
+  return volumes_.get([&] { return read_volumes(*devices(), paths_.devfs, budget_); });
 }
 
 std::shared_ptr<const StableNames> BlockView::stable_names() {

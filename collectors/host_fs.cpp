@@ -201,10 +201,16 @@ HostDir HostDir::by_path(std::string path) {
 HostDir::HostDir(HostDir&& other) noexcept
     : path_(std::move(other.path_)), fd_(other.fd_), open_errno_(other.open_errno_), by_path_(other.by_path_) {
   other.fd_ = -1;
+  std::lock_guard lock(other.kept_mu_);
+  kept_ = std::move(other.kept_);
 }
 
 HostDir::~HostDir() {
   if (fd_ >= 0) ::close(fd_);
+  if (kept_) {
+    for (const auto& [name, fd] : kept_->files) ::close(fd);
+    kept_->budget->give_back(static_cast<long>(kept_->files.size()));
+  }
 }
 
 ReadStatus HostDir::open_status() const { return ok() ? ReadStatus::ok : classify_errno(open_errno_); }
@@ -246,6 +252,34 @@ FileContent read_small(int fd, std::size_t max_bytes, PathFn path) {
 
 FileContent read_open_file(int fd, std::string_view dir, std::string_view rel, std::size_t max_bytes) {
   return read_small(fd, max_bytes, [&] { return join_path(dir, rel); });
+}
+
+FileContent HostDir::read_kept(std::string_view rel, const std::shared_ptr<FdBudget>& budget,
+                               std::size_t max_bytes) const {
+  int fd = -1;
+  {
+    std::lock_guard lock(kept_mu_);
+    if (kept_) {
+      for (const auto& [name, f] : kept_->files)
+        if (name == rel) fd = f;
+    }
+    if (fd < 0 && fd_ >= 0 && budget && budget->try_take(1)) {
+      fd = open_file(rel);
+      if (fd < 0) {
+        const int err = errno;
+        budget->give_back(1);
+        // As read_file reports it (not opened twice).
+        if (err == EINVAL) return not_regular(join_path(path_, rel));
+        return failure("open", join_path(path_, rel), err);
+      } else {
+        if (!kept_) kept_ = std::make_unique<Kept>(Kept{budget, {}});
+        kept_->files.emplace_back(std::string(rel), fd);
+      }
+    }
+  }
+  if (fd < 0) return read_file(rel, max_bytes);
+  // The descriptor stays valid: kept files are closed only with this object.
+  return read_open_file(fd, path_, rel, max_bytes);
 }
 
 int HostDir::open_file(std::string_view rel) const {

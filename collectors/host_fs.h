@@ -6,6 +6,8 @@
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
+#include <memory>
+#include <mutex>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -142,6 +144,15 @@ class HostDir {
   /// Opens `rel` for reading and returns the descriptor (the caller closes
   /// it), or -1 with errno set.
   int open_file(std::string_view rel) const;
+  /// read_file(rel), through a descriptor this object keeps open: opened at
+  /// the first read if `budget` gives one, read again from offset 0 (pread)
+  /// after that, closed (and given back) with this object. For sysfs
+  /// attributes read at every scrape (the kernel produces the text anew on
+  /// each read). Not for files replaced by rename (the old inode would be
+  /// read). A file that could not be opened, or beyond the budget, is read by
+  /// opening it, every time. Thread-safe.
+  FileContent read_kept(std::string_view rel, const std::shared_ptr<FdBudget>& budget,
+                        std::size_t max_bytes = 4096) const;
 
  private:
   HostDir() = default;
@@ -149,6 +160,12 @@ class HostDir {
   int fd_ = -1;
   int open_errno_ = 0;
   bool by_path_ = false;
+  struct Kept {
+    std::shared_ptr<FdBudget> budget;
+    std::vector<std::pair<std::string, int>> files;  ///< name -> descriptor
+  };
+  mutable std::mutex kept_mu_;
+  mutable std::unique_ptr<Kept> kept_;  ///< guarded by kept_mu_
 };
 
 }  // namespace diskperf

@@ -11,8 +11,11 @@ namespace {
 constexpr std::size_t kMaxAttrBytes = 4096;
 constexpr int kMaxDepth = 16;  // stacks deeper than this are cut (and loops cannot recurse forever)
 
-std::optional<std::string> read_attr(const HostDir& dir, std::string_view rel) {
-  FileContent f = dir.read_file(rel, kMaxAttrBytes);
+// A volume attribute read at every scrape: through a descriptor kept by a
+// held directory (HostDir::read_kept), else by opening it.
+std::optional<std::string> read_attr(const BlockDevices::Device& d, std::string_view rel,
+                                     const std::shared_ptr<FdBudget>& budget) {
+  FileContent f = d.held && budget ? d.dir->read_kept(rel, budget, kMaxAttrBytes) : d.dir->read_file(rel, kMaxAttrBytes);
   if (!f.ok()) return std::nullopt;
   return trim_attr(f.data);
 }
@@ -35,7 +38,7 @@ std::string parent_name(const std::string& target) {
 }
 
 VolumeInfo read_volume(const BlockDevices::Listing& block, const BlockDevices::Device& device,
-                       std::vector<std::string> slaves) {
+                       std::vector<std::string> slaves, const std::shared_ptr<FdBudget>& budget) {
   const HostDir& dir = *device.dir;
   VolumeInfo v;
   v.device = device.name;
@@ -54,17 +57,17 @@ VolumeInfo read_volume(const BlockDevices::Listing& block, const BlockDevices::D
     v.members.push_back(std::move(m));
   }
   if (FileContent d = device.dev(); d.ok()) v.devno = parse_devno(trim_attr(d.data));
-  if (auto name = read_attr(dir, "dm/name")) {
+  if (auto name = read_attr(device, "dm/name", budget)) {
     v.kind = "dm";
     v.name = *name;
-    v.uuid = read_attr(dir, "dm/uuid").value_or("");
-  } else if (auto level = read_attr(dir, "md/level")) {
+    v.uuid = read_attr(device, "dm/uuid", budget).value_or("");
+  } else if (auto level = read_attr(device, "md/level", budget)) {
     v.kind = "md";
     v.md_level = *level;
-    v.uuid = read_attr(dir, "md/uuid").value_or("");
-    v.md_array_state = read_attr(dir, "md/array_state").value_or("");
-    if (auto n = read_attr(dir, "md/raid_disks")) v.md_raid_disks = parse_u64(*n);
-    if (auto c = read_attr(dir, "md/chunk_size")) v.md_chunk_bytes = parse_u64(*c);
+    v.uuid = read_attr(device, "md/uuid", budget).value_or("");
+    v.md_array_state = read_attr(device, "md/array_state", budget).value_or("");
+    if (auto n = read_attr(device, "md/raid_disks", budget)) v.md_raid_disks = parse_u64(*n);
+    if (auto c = read_attr(device, "md/chunk_size", budget)) v.md_chunk_bytes = parse_u64(*c);
   } else {
     v.kind = "other";
   }
@@ -86,7 +89,8 @@ std::map<std::string, std::string> read_md_names(const std::string& devfs) {
 
 }  // namespace
 
-VolumeScan read_volumes(const BlockDevices::Listing& block, const std::string& devfs) {
+VolumeScan read_volumes(const BlockDevices::Listing& block, const std::string& devfs,
+                        const std::shared_ptr<FdBudget>& budget) {
   VolumeScan scan;
   if (block.error) {
     scan.ok = false;
@@ -98,7 +102,7 @@ VolumeScan read_volumes(const BlockDevices::Listing& block, const std::string& d
     if (!d.may_stack) continue;
     std::vector<std::string> slaves = d.dir->list_dir("slaves");
     if (slaves.empty()) continue;
-    volumes.emplace(d.name, read_volume(block, d, std::move(slaves)));
+    volumes.emplace(d.name, read_volume(block, d, std::move(slaves), budget));
   }
   if (std::any_of(volumes.begin(), volumes.end(), [](const auto& kv) { return kv.second.kind == "md"; })) {
     auto names = read_md_names(devfs);

@@ -37,14 +37,16 @@ struct VolumeInfo {
 /// Every volume of a /sys/block listing, by kernel name: the slaves/ of each device that may stack
 /// (BlockDevices::Device::may_stack) is listed through its held directory; a member is a partition
 /// when the listing has it as one (else when slaves/<member>/partition exists); the md array names
-/// come from <devfs>/md. `ok` is false (with the
-/// listing's error) when /sys/block could not be listed.
+/// come from <devfs>/md. The dm/ and md/ attributes of a held directory are read through
+/// descriptors it keeps (HostDir::read_kept) while `budget` (null: none kept) allows.
+/// `ok` is false (with the listing's error) when /sys/block could not be listed.
 struct VolumeScan {
   bool ok = true;
   std::string error;
   std::map<std::string, VolumeInfo> volumes;
 };
-VolumeScan read_volumes(const BlockDevices::Listing& block, const std::string& devfs);
+VolumeScan read_volumes(const BlockDevices::Listing& block, const std::string& devfs,
+                        const std::shared_ptr<FdBudget>& budget = nullptr);
 
 /// The whole disks at the bottom of `device`'s stack (members followed level by level through
 /// other volumes, at most 16 levels, each volume expanded once, so loops and fan-out in slaves/

@@ -172,6 +172,18 @@ TEST_CASE("block devices: `dev` of a held directory is read once, of one not hel
   // The topology's volume number comes from the same reading.
   CHECK(read_volumes(held.list(), p.devfs).volumes.at("dm-0").devno == std::pair<unsigned, unsigned>(254, 0));
   CHECK(read_volumes(not_held.list(), p.devfs).volumes.at("dm-0").devno == std::pair<unsigned, unsigned>(254, 7));
+  // dm/name and dm/uuid of a held directory are read through kept descriptors, and a rename
+  // (the text rewritten in place) is seen at the next reading.
+  auto budget = std::make_shared<FdBudget>(1000);
+  const long before = budget->used();
+  BlockDevices kept(p.sysfs, budget);
+  const std::string name0 = read_volumes(kept.list(), p.devfs, budget).volumes.at("dm-0").name;
+  CHECK_FALSE(name0.empty());
+  const long with_kept = budget->used();
+  rewrite(fs::canonical(fs::path(p.sysfs) / "block/dm-0") / "dm/name", "renamed\n");
+  CHECK(read_volumes(kept.list(), p.devfs, budget).volumes.at("dm-0").name == "renamed");
+  CHECK(budget->used() == with_kept);  // nothing more opened and kept
+  CHECK(with_kept > before);
   // Not held and `dev` removed: absent at once.
   fs::remove(sdc_dev);
   CHECK(not_held.list().find("sdc")->dev().status == ReadStatus::absent);

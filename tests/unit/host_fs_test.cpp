@@ -3,6 +3,7 @@
 #include <catch2/catch.hpp>
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -93,4 +94,41 @@ TEST_CASE("host_fs: read_open_file reads from the start each time and sees in-pl
   CHECK(big.error == "read " + tmp.str() + "/inflight: larger than 4096 bytes");
   ::close(fd);
   CHECK(dir.open_file("nope") == -1);
+}
+
+TEST_CASE("host_fs: read_kept keeps one descriptor per file within the budget", "[host_fs]") {
+  TempDir tmp;
+  tmp.write("dm/name", "vg-data\n");
+  auto budget = std::make_shared<FdBudget>(1);
+  {
+    HostDir dir(tmp.str());
+    CHECK(dir.read_kept("dm/name", budget).data == "vg-data\n");
+    CHECK(budget->used() == 1);
+    tmp.write("dm/name", "vg-renamed\n");  // in place, as sysfs produces a new text
+    CHECK(dir.read_kept("dm/name", budget).data == "vg-renamed\n");
+    CHECK(budget->used() == 1);  // the same descriptor
+    // A second file does not fit the budget: read by opening it, every time.
+    tmp.write("dm/uuid", "LVM-abc\n");
+    CHECK(dir.read_kept("dm/uuid", budget).data == "LVM-abc\n");
+    CHECK(budget->used() == 1);
+    std::filesystem::remove(tmp.path / "dm/uuid");
+    FileContent gone = dir.read_kept("dm/uuid", budget);
+    CHECK(gone.status == ReadStatus::absent);
+    CHECK(gone.error == dir.read_file("dm/uuid").error);  // the same report as read_file
+    // A file that cannot be opened takes nothing from the budget.
+    auto spare = std::make_shared<FdBudget>(5);
+    FileContent absent = dir.read_kept("md/level", spare);
+    CHECK(absent.status == ReadStatus::absent);
+    CHECK(absent.error == dir.read_file("md/level").error);
+    CHECK(spare->used() == 0);
+    // Not a regular file: refused as read_file refuses it.
+    REQUIRE(::mkfifo((tmp.path / "fifo").c_str(), 0600) == 0);
+    CHECK(dir.read_kept("fifo", spare).status == dir.read_file("fifo").status);
+    CHECK(spare->used() == 0);
+  }
+  CHECK(budget->used() == 0);  // given back with the directory
+  // Path-based directories (beyond the budget) keep nothing.
+  HostDir by_path = HostDir::by_path(tmp.str());
+  CHECK(by_path.read_kept("dm/name", budget).data == "vg-renamed\n");
+  CHECK(budget->used() == 0);
 }
