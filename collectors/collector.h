@@ -29,6 +29,12 @@ class Collector {
   /// Must be safe to call from several scrape threads at once and must not
   /// throw.
   virtual std::optional<std::string> collect(Families& out) = 0;
+  /// Whether the Gatherer may run this collector on a thread of its own,
+  /// beside the others. The others run one after the other, in their order,
+  /// so that one can use what an earlier one read in the same scrape (tier
+  /// uses azure's parse). For a collector that takes most of a scrape on a
+  /// large host and that no other one waits for (queue).
+  virtual bool runs_apart() const { return false; }
 };
 
 }  // namespace diskperf

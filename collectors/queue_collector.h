@@ -59,6 +59,9 @@ class QueueCollector final : public Collector {
   std::string_view name() const override { return "queue"; }
   /// Fails only when /sys/block cannot be listed.
   std::optional<std::string> collect(Families& out) override;
+  /// Yes: about ten files per device make it most of a scrape on a large host, and no collector
+  /// uses what it read.
+  bool runs_apart() const override { return true; }
 
   /// Test seam: called with each device name after /sys/block was listed and
   /// before that device's files are read (lets a test remove them then).

@@ -6,12 +6,14 @@
 #include <spdlog/spdlog.h>
 
 #include "collectors/metric_families.h"
+#include "daemon/large_stack.h"
 #include "version.h"
 
 namespace diskperf {
 
-Gatherer::Gatherer(std::vector<std::unique_ptr<Collector>> collectors, std::shared_ptr<ScrapeEpoch> epoch)
-    : epoch_(std::move(epoch)) {
+Gatherer::Gatherer(std::vector<std::unique_ptr<Collector>> collectors, std::shared_ptr<ScrapeEpoch> epoch,
+                   std::size_t scrape_threads)
+    : epoch_(std::move(epoch)), scrape_threads_(scrape_threads == 0 ? 1 : scrape_threads) {
   set_collectors({std::make_move_iterator(collectors.begin()), std::make_move_iterator(collectors.end())});
 }
 
@@ -48,18 +50,46 @@ Families Gatherer::Collect() const {
   auto& duration = add_family(self, "diskperf_scrape_collector_duration_seconds",
                               "Time the collector took in this scrape.", prometheus::MetricType::Gauge);
   const auto list = entries();
-  for (const auto& e : *list) {
-    const std::string name(e.collector->name());
-    auto start = std::chrono::steady_clock::now();
+  // Each collector fills its own families. Those that may run apart do, each
+  // on a thread of its own, beside the others, which run one after the other
+  // on this thread (as node_exporter runs each collector in a goroutine; here
+  // at most scrape_threads_ threads); the families are then put together in
+  // the collectors' order.
+  struct Result {
+    Families families;
     std::optional<std::string> err;
-    try {
-      err = e.collector->collect(out);
-    } catch (const std::exception& ex) {  // collectors should not throw; never let one end a scrape
-      err = std::string("unexpected exception: ") + ex.what();
+    double seconds = 0;
+  };
+  std::vector<Result> results(list->size());
+  std::vector<std::vector<std::size_t>> lanes(1);
+  for (std::size_t i = 0; i < list->size(); ++i) {
+    if ((*list)[i].collector->runs_apart()) {
+      lanes.push_back({i});
+    } else {
+      lanes.front().push_back(i);
     }
-    std::chrono::duration<double> took = std::chrono::steady_clock::now() - start;
+  }
+  run_spread(lanes.size(), scrape_threads_, [&](std::size_t lane) {
+    for (std::size_t i : lanes[lane]) {
+      Result& r = results[i];
+      auto start = std::chrono::steady_clock::now();
+      try {
+        r.err = (*list)[i].collector->collect(r.families);
+      } catch (const std::exception& ex) {  // collectors should not throw; never let one end a scrape
+        r.err = std::string("unexpected exception: ") + ex.what();
+      } catch (...) {
+        r.err = "unexpected exception";
+      }
+      r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    }
+  });
+  for (std::size_t i = 0; i < list->size(); ++i) {
+    const auto& e = (*list)[i];
+    const std::string name(e.collector->name());
+    const std::optional<std::string>& err = results[i].err;
+    for (auto& f : results[i].families) out.push_back(std::move(f));
     add_sample(success, err ? 0.0 : 1.0, {{"collector", name}});
-    add_sample(duration, took.count(), {{"collector", name}});
+    add_sample(duration, results[i].seconds, {{"collector", name}});
 
     int now = err ? kFailed : kOk;
     int before = e.state->exchange(now);

@@ -21,9 +21,12 @@ class Gatherer final {
  public:
   /// `epoch` (may be null) is advanced at the start of every Collect(), so
   /// that collectors sharing a PerScrape reading (collectors/scrape_epoch.h)
-  /// read the host once per scrape.
+  /// read the host once per scrape. Collectors that run apart
+  /// (Collector::runs_apart) run beside the others on up to `scrape_threads`
+  /// threads in all (the calling one and threads started per scrape, with
+  /// 8 MiB stacks: daemon/large_stack.h); 1 runs all one after the other.
   explicit Gatherer(std::vector<std::unique_ptr<Collector>> collectors,
-                    std::shared_ptr<ScrapeEpoch> epoch = nullptr);
+                    std::shared_ptr<ScrapeEpoch> epoch = nullptr, std::size_t scrape_threads = 1);
 
   /// Runs all collectors now. Thread-safe; concurrent calls each read the
   /// host themselves (a reading shared within one scrape is read again when
@@ -45,6 +48,7 @@ class Gatherer final {
   std::shared_ptr<const EntryList> entries() const;
 
   std::shared_ptr<ScrapeEpoch> epoch_;
+  std::size_t scrape_threads_;
   mutable std::mutex mu_;  // guards entries_ (the pointer, not the list)
   std::shared_ptr<const EntryList> entries_;
 };

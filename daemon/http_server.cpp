@@ -2,7 +2,6 @@
 
 #include <atomic>
 #include <CivetServer.h>
-#include <pthread.h>
 
 #include <cstring>
 #include <exception>
@@ -13,47 +12,12 @@
 
 #include "daemon/basic_auth.h"
 #include "daemon/exposition.h"
+#include "daemon/large_stack.h"
 #include "daemon/process_setup.h"
 #include "daemon/tls.h"
 
 namespace diskperf {
 namespace {
-
-// Debian's CivetWeb runs handlers on worker threads with 100 KiB stacks (built
-// with USE_STACK_SIZE=102400). Gathering and reloading recurse deeper than
-// that on legal input: libstdc++'s std::regex compiles and matches
-// recursively, and a configured device regex with 400 nested groups
-// overflowed a worker's stack at every scrape (SIGSEGV). So the work runs on
-// a thread of its own with an 8 MiB stack (the main thread's usual size);
-// the worker waits for it. Costs one thread start (~50 us) per request.
-constexpr std::size_t kWorkStackBytes = 8u << 20;
-
-void run_with_large_stack(const std::function<void()>& fn) {
-  struct Job {
-    const std::function<void()>* fn;
-    std::exception_ptr error;
-  } job{&fn, nullptr};
-  pthread_attr_t attr;
-  pthread_attr_init(&attr);
-  pthread_attr_setstacksize(&attr, kWorkStackBytes);
-  pthread_t t;
-  int rc = pthread_create(
-      &t, &attr,
-      [](void* p) -> void* {
-        auto* j = static_cast<Job*>(p);
-        try {
-          (*j->fn)();
-        } catch (...) {
-          j->error = std::current_exception();
-        }
-        return nullptr;
-      },
-      &job);
-  pthread_attr_destroy(&attr);
-  if (rc != 0) throw std::runtime_error(std::string("cannot start a thread: ") + std::strerror(rc));
-  pthread_join(t, nullptr);
-  if (job.error) std::rethrow_exception(job.error);
-}
 
 // What every handler shares: the basic auth check and the configured headers.
 struct Context {

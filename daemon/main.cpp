@@ -5,6 +5,7 @@
 #include <signal.h>
 
 #include <iostream>
+#include <thread>
 
 #include <spdlog/spdlog.h>
 
@@ -96,7 +97,9 @@ int main(int argc, char** argv) {
   // Every valid config (at start and on reload) rebuilds the collector set;
   // the reloader serves its own status as one of the collectors.
   auto epoch = std::make_shared<ScrapeEpoch>();  // lets collectors share one reading of /sys/block per scrape
-  auto gatherer = std::make_shared<Gatherer>(std::vector<std::unique_ptr<Collector>>{}, epoch);
+  // Two threads when there are two CPUs: the queue collector beside the others.
+  auto gatherer = std::make_shared<Gatherer>(std::vector<std::unique_ptr<Collector>>{}, epoch,
+                                             std::thread::hardware_concurrency() >= 2 ? 2 : 1);
   auto probes = std::make_shared<ProbeScheduler>(o.paths);  // runs jobs only once started (serve)
   std::shared_ptr<ConfigReloader> reloader;
   reloader = std::make_shared<ConfigReloader>(o.config_file, [&](const Config& cfg) {

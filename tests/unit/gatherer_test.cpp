@@ -2,7 +2,11 @@
 #include <spdlog/sinks/ostream_sink.h>
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
+#include <chrono>
+#include <mutex>
 #include <sstream>
+#include <thread>
 
 #include "collectors/metric_families.h"
 #include "daemon/gatherer.h"
@@ -86,4 +90,72 @@ TEST_CASE("gatherer survives a collector that throws", "[gatherer]") {
   CHECK(sample(fs, "diskperf_scrape_collector_success", "collector", "thrower") == 0);
   CHECK(sample(fs, "diskperf_build_info") == 1);
   CHECK(log.count("unexpected exception: boom") == 1);
+}
+
+namespace {
+
+// Sleeps, then adds one family named after it; records the order in which collectors started and
+// how many ran at once.
+struct Trace {
+  std::mutex mu;
+  std::vector<std::string> started;
+  int running = 0, most = 0;
+};
+class SleepyCollector final : public Collector {
+ public:
+  SleepyCollector(std::string name, bool apart, Trace* trace) : name_(std::move(name)), apart_(apart), trace_(trace) {}
+  std::string_view name() const override { return name_; }
+  bool runs_apart() const override { return apart_; }
+  std::optional<std::string> collect(Families& out) override {
+    {
+      std::lock_guard lock(trace_->mu);
+      trace_->started.push_back(name_);
+      trace_->most = std::max(trace_->most, ++trace_->running);
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(150));
+    add_sample(add_family(out, "diskperf_test_" + name_, "Test.", prometheus::MetricType::Gauge), 1, {});
+    std::lock_guard lock(trace_->mu);
+    --trace_->running;
+    return std::nullopt;
+  }
+
+ private:
+  std::string name_;
+  bool apart_;
+  Trace* trace_;
+};
+
+std::vector<std::string> family_names(const Families& fs) {
+  std::vector<std::string> out;
+  for (const auto& f : fs) out.push_back(f.name);
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("gatherer: a collector that runs apart runs beside the others, which keep their order", "[gatherer]") {
+  for (std::size_t threads : {1u, 2u}) {
+    Trace trace;
+    std::vector<std::unique_ptr<Collector>> cs;
+    cs.push_back(std::make_unique<SleepyCollector>("a", false, &trace));
+    cs.push_back(std::make_unique<SleepyCollector>("q", true, &trace));
+    cs.push_back(std::make_unique<SleepyCollector>("b", false, &trace));
+    Gatherer g(std::move(cs), nullptr, threads);
+    Families fs = g.Collect();
+    INFO("threads " << threads);
+    // The output is in the collectors' order, whoever finished first.
+    CHECK(family_names(fs) == std::vector<std::string>{"diskperf_test_a", "diskperf_test_q", "diskperf_test_b",
+                                                       "diskperf_scrape_collector_success",
+                                                       "diskperf_scrape_collector_duration_seconds",
+                                                       "diskperf_build_info"});
+    CHECK(sample(fs, "diskperf_scrape_collector_success", "collector", "q") == 1);
+    CHECK(*sample(fs, "diskperf_scrape_collector_duration_seconds", "collector", "q") >= 0.15);
+    // a before b, always; q beside them with two threads.
+    auto pos = [&](const std::string& n) {
+      return std::find(trace.started.begin(), trace.started.end(), n) - trace.started.begin();
+    };
+    CHECK(pos("a") < pos("b"));
+    // Two at once with two threads (q beside a or b), never a and b together.
+    CHECK(trace.most == (threads == 1 ? 1 : 2));
+  }
 }
