@@ -12,15 +12,49 @@ void MetricFamily::reserve(std::size_t samples, std::size_t label_bytes) {
 
 void MetricFamily::begin_sample() { open_at_ = labels_.size(); }
 
+namespace {
+
+// Length of the well-formed UTF-8 sequence (RFC 3629: no overlong forms, no
+// surrogates, at most U+10FFFF) that starts at s[i] with a byte >= 0x80, or 0.
+std::size_t utf8_sequence(std::string_view s, std::size_t i) {
+  const auto b = [&](std::size_t k) { return static_cast<unsigned char>(s[k]); };
+  const unsigned char c = b(i);
+  std::size_t n = 0;
+  unsigned char lo = 0x80, hi = 0xbf;  // bounds of the second byte
+  if (c >= 0xc2 && c <= 0xdf) n = 2;
+  else if (c == 0xe0) n = 3, lo = 0xa0;
+  else if (c == 0xed) n = 3, hi = 0x9f;
+  else if (c >= 0xe1 && c <= 0xef) n = 3;
+  else if (c == 0xf0) n = 4, lo = 0x90;
+  else if (c == 0xf4) n = 4, hi = 0x8f;
+  else if (c >= 0xf1 && c <= 0xf3) n = 4;
+  if (n == 0 || i + n > s.size() || b(i + 1) < lo || b(i + 1) > hi) return 0;
+  for (std::size_t k = i + 2; k < i + n; ++k)
+    if (b(k) < 0x80 || b(k) > 0xbf) return 0;
+  return n;
+}
+
+}  // namespace
+
 void MetricFamily::append_label(std::string_view name, std::string_view value) {
   if (labels_.size() != open_at_) labels_ += ',';
   labels_ += name;
   labels_ += "=\"";
-  // Runs without a character to escape are appended whole.
+  // Runs without a character to escape are appended whole. A byte that is not
+  // part of well-formed UTF-8 (a device name or model string can hold any
+  // byte) is written as U+FFFD: the format requires UTF-8, and Prometheus
+  // rejects the whole scrape at one invalid label value.
   std::size_t start = 0;
   for (std::size_t i = 0; i < value.size(); ++i) {
     const char c = value[i];
     const char* escaped = c == '\\' ? "\\\\" : c == '\n' ? "\\n" : c == '"' ? "\\\"" : nullptr;
+    if (!escaped && static_cast<unsigned char>(c) >= 0x80) {
+      if (const std::size_t n = utf8_sequence(value, i)) {
+        i += n - 1;
+        continue;
+      }
+      escaped = "\xEF\xBF\xBD";  // U+FFFD REPLACEMENT CHARACTER
+    }
     if (!escaped) continue;
     labels_.append(value.data() + start, i - start);
     labels_ += escaped;

@@ -82,8 +82,9 @@ QueueSettings parse_queue_settings(const SysfsAttrs& attrs);
 
 /// Parses one attribute's text (`name` keyed as in SysfsAttrs) into the field
 /// of `q` it defines, as parse_queue_settings does; a name that defines no
-/// field is ignored, and garbage leaves the field as it was. `wwid` is
-/// preferred over `device/wwid` whatever the order. For the scrape loop, which
+/// field is ignored, and garbage leaves that field empty (std::nullopt), except
+/// that an empty `wwid` keeps a `device/wwid` parsed before it (`wwid` is
+/// preferred over `device/wwid` whatever the order). For the scrape loop, which
 /// reads the live attributes into QueueSettings without building a map.
 void parse_queue_attr(std::string_view name, std::string_view text, QueueSettings& q);
 

@@ -68,6 +68,8 @@ class GuardedHandler : public CivetHandler {
 };
 
 class MetricsHandler final : public GuardedHandler {
+  struct ClientGone {};  // thrown by the chunk sink when a write fails
+
  public:
   MetricsHandler(const Context* c, std::shared_ptr<const Gatherer> g)
       : GuardedHandler(c), gatherer_(std::move(g)) {}
@@ -102,8 +104,16 @@ class MetricsHandler final : public GuardedHandler {
               "HTTP/1.1 200 OK\r\nContent-Type: %s\r\n%sTransfer-Encoding: chunked\r\n%s"
               "Cache-Control: no-store\r\nConnection: close\r\n\r\n",
               kExpositionContentType, gz ? "Content-Encoding: gzip\r\n" : "", ctx().headers.c_str());
+    // A chunk not sent in full (the client closed the connection, or read
+    // nothing for request_timeout_ms) ends the response there: sending the
+    // next chunks after a dropped one would corrupt the stream (or, with
+    // whole chunks dropped, leave a well-formed body with series missing),
+    // and wait request_timeout_ms again for every write of every piece
+    // (a stalled client held a worker for minutes instead of one timeout).
     auto chunk = [conn](std::string_view piece) {
-      if (!piece.empty()) mg_send_chunk(conn, piece.data(), static_cast<unsigned>(piece.size()));
+      if (!piece.empty() && mg_send_chunk(conn, piece.data(), static_cast<unsigned>(piece.size())) < 0) {
+        throw ClientGone();
+      }
     };
     try {
       if (gz) {
@@ -114,6 +124,8 @@ class MetricsHandler final : public GuardedHandler {
         write_text(families, chunk);
       }
       mg_send_chunk(conn, "", 0);  // the last chunk
+    } catch (const ClientGone&) {
+      spdlog::warn("scrape response not sent in full: the client closed the connection or stopped reading");
     } catch (const std::exception& e) {
       // The status is sent: the last chunk is not, so the client never sees
       // a complete body (its read waits until the idle connection is closed

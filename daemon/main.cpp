@@ -111,6 +111,10 @@ int main(int argc, char** argv) {
 
   if (o.command == Command::metrics) {
     std::cout << to_text(gatherer->Collect()) << std::flush;
+    if (!std::cout) {  // e.g. a full disk: a cut exposition must not look like success
+      spdlog::error("metrics: cannot write the exposition to standard output");
+      return 1;
+    }
     return 0;
   }
 

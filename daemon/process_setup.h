@@ -7,6 +7,9 @@
 // serves it; glibc gives each thread its own arena and keeps freed memory
 // there, so without this the RSS grows to (peak of one scrape) x (threads).
 
+#include <cstddef>
+#include <cstdint>
+
 namespace diskperf {
 
 /// Call once at start, before threads exist: caps glibc malloc arenas at 2
@@ -33,5 +36,15 @@ void release_free_memory();
 /// deepest request touched (5 MB at 256 workers). No-op if the stack bounds
 /// are unknown.
 void release_unused_stack();
+
+/// Page range [begin, end) of a thread stack [low, low + size) (guard pages
+/// at its low end) that release_unused_stack returns when the current frame
+/// is at `frame`: from the first page above the guard to one page below the
+/// frame's page. Empty (begin == end) when `frame` is not inside the stack.
+struct AddressRange {
+  std::uintptr_t begin = 0, end = 0;
+};
+AddressRange unused_stack_range(std::uintptr_t low, std::size_t size, std::size_t guard, std::uintptr_t frame,
+                                std::uintptr_t page);
 
 }  // namespace diskperf

@@ -29,6 +29,10 @@ if "$DISKPERF_EXPORTER" metrics --config "$E2E_TMP/bad.yml" >"$E2E_TMP/out" 2>"$
   fail "a bad config was accepted"
 fi
 grep -q "bad.yml:3:5: unknown key 'device_exclud' in collectors.diskstats" "$E2E_TMP/err" || fail "config error: $(cat "$E2E_TMP/err")"
+if "$DISKPERF_EXPORTER" metrics "--path.procfs=$E2E_TMP/proc" >/dev/full 2>"$E2E_TMP/err"; then
+  fail "metrics reported success writing to a full device"
+fi
+grep -q "cannot write the exposition" "$E2E_TMP/err" || fail "write error unclear: $(cat "$E2E_TMP/err")"
 if "$DISKPERF_EXPORTER" --web.listen-address=nonsense 2>"$E2E_TMP/err"; then fail "bad listen address accepted"; fi
 grep -q "not host:port" "$E2E_TMP/err" || fail "listen address error unclear: $(cat "$E2E_TMP/err")"
 echo "PASS bad_input"

@@ -283,3 +283,90 @@ TEST_CASE("HTTP/1.1 scrapes are streamed in chunks, plain and gzip, with the sam
   CHECK(z.find("Transfer-Encoding: chunked") != std::string::npos);
   CHECK(stable_lines(gunzip(dechunk(z))) == stable_lines(whole));
 }
+
+namespace {
+
+// About 8 MB of text: more than the loopback socket buffers of a client
+// that reads nothing (server send buffer up to 4 MiB, tcp_wmem).
+class HugeCollector final : public Collector {
+ public:
+  std::string_view name() const override { return "huge"; }
+  std::optional<std::string> collect(Families& out) override {
+    auto& f = add_family(out, "diskperf_test_huge", "Long label values.", prometheus::MetricType::Gauge);
+    const std::string pad(1000, 'x');
+    for (int i = 0; i < 8000; ++i) f.add(i, {{"device", "dev" + std::to_string(i)}, {"pad", pad}});
+    return std::nullopt;
+  }
+};
+
+}  // namespace
+
+// Breaker finding: a client that stopped reading for longer than the request
+// timeout made one chunk write fail; the handler went on with the next chunks,
+// so the body was corrupt (a chunk without its CRLF, followed by more chunks)
+// and every later write waited out the timeout again (a worker held for
+// minutes). Now the stream ends at the first failed write.
+TEST_CASE("HTTP/1.1 stream: a client that stalls past the request timeout gets a prefix, never a spliced body",
+          "[http]") {
+  std::vector<std::unique_ptr<Collector>> cs;
+  cs.push_back(std::make_unique<HugeCollector>());
+  auto g = std::make_shared<Gatherer>(std::move(cs));
+  HttpOptions o;
+  o.listen_address = "127.0.0.1:0";
+  o.request_timeout_ms = 200;
+  HttpServer server(o, g);
+  const int port = server.listening_ports().at(0);
+  const std::string whole = body(http_get(port, "/metrics"));
+  REQUIRE(whole.size() > 8000000);
+
+  int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+  REQUIRE(fd >= 0);
+  int small = 4096;
+  REQUIRE(::setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &small, sizeof small) == 0);
+  timeval tv{20, 0};
+  REQUIRE(::setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv) == 0);
+  sockaddr_in a{};
+  a.sin_family = AF_INET;
+  a.sin_port = htons(static_cast<uint16_t>(port));
+  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  REQUIRE(::connect(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) == 0);
+  const std::string req = "GET /metrics HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n";
+  REQUIRE(::write(fd, req.data(), req.size()) == static_cast<ssize_t>(req.size()));
+  std::this_thread::sleep_for(std::chrono::milliseconds(4000));  // many request timeouts
+  std::string resp;
+  char buf[65536];
+  ssize_t n;
+  while ((n = ::read(fd, buf, sizeof buf)) > 0) resp.append(buf, static_cast<std::size_t>(n));
+  ::close(fd);
+  REQUIRE(n == 0);  // the server closed the connection
+
+  // Walk the chunks: the body must be a prefix of a well-formed chunked
+  // stream of the exposition, cut off (no last chunk: the client fails the scrape).
+  const std::string in = body(resp);
+  std::string decoded;
+  bool last_chunk = false;
+  std::size_t pos = 0;
+  while (pos < in.size()) {
+    std::size_t eol = in.find("\r\n", pos);
+    if (eol == std::string::npos) break;  // cut inside a chunk size line
+    const std::size_t len = std::stoul(in.substr(pos, eol - pos), nullptr, 16);
+    if (len == 0) {
+      last_chunk = true;
+      break;
+    }
+    const std::size_t data = eol + 2;
+    if (data + len + 2 > in.size()) {  // cut inside this chunk: what came must be its start
+      decoded.append(in, data, std::min(len, in.size() - data));
+      if (in.size() > data + len) CHECK(in.compare(data + len, in.size() - data - len, "\r\n", in.size() - data - len) == 0);
+      pos = in.size();
+      break;
+    }
+    INFO("chunk at body offset " << pos << " of " << len << " bytes");
+    REQUIRE(in.compare(data + len, 2, "\r\n") == 0);
+    decoded.append(in, data, len);
+    pos = data + len + 2;
+  }
+  CHECK_FALSE(last_chunk);  // 8 MB do not fit the socket buffers: the stall must have cut it
+  CHECK(decoded.size() < whole.size());
+  CHECK(whole.compare(0, decoded.size(), decoded) == 0);
+}

@@ -31,6 +31,42 @@ TEST_CASE("metric family: labels are rendered escaped once and read back unescap
         "x_bytes{model=\"a\\\"b\\\\c\\nd,e=\\\"f\",vendor=\"\"} 3\n");
 }
 
+// Breaker finding: a label value is written as UTF-8 whatever bytes it held
+// (a device directory or model string can hold any byte); one invalid byte
+// made promtool and Prometheus reject the whole exposition ("invalid label value").
+TEST_CASE("metric family: bytes that are not well-formed UTF-8 are written as U+FFFD", "[exposition]") {
+  const std::string fffd = "\xEF\xBF\xBD";
+  auto rendered = [](std::string_view value) {
+    MetricFamily f;
+    f.add(1, {{"v", value}});
+    std::string_view r = f.rendered_labels(0);
+    return std::string(r.substr(3, r.size() - 4));  // inside v="..."
+  };
+  // Well-formed sequences are kept: 2, 3 and 4 bytes, the highest code point.
+  CHECK(rendered("caf\xC3\xA9 \xE2\x82\xAC \xF0\x9F\x92\xBE \xF4\x8F\xBF\xBF") ==
+        "caf\xC3\xA9 \xE2\x82\xAC \xF0\x9F\x92\xBE \xF4\x8F\xBF\xBF");
+  // A lone continuation byte, 0xFF, an overlong '/', a surrogate, beyond U+10FFFF, cut at the end.
+  CHECK(rendered(std::string("a\x80" "b\xFF" "c")) == "a" + fffd + "b" + fffd + "c");
+  CHECK(rendered("\xC0\xAF") == fffd + fffd);
+  CHECK(rendered("\xED\xA0\x80") == fffd + fffd + fffd);
+  CHECK(rendered("\xF4\x90\x80\x80") == fffd + fffd + fffd + fffd);
+  CHECK(rendered("x\xE2\x82") == "x" + fffd + fffd);
+  CHECK(rendered("\"\xFE\\\n") == "\\\"" + fffd + "\\\\\\n");
+
+  // Every byte 0x00-0xff: ASCII kept (escaped), each byte >= 0x80 alone replaced.
+  std::string all;
+  for (int c = 0; c < 256; ++c) all.push_back(static_cast<char>(c));
+  std::string want;
+  for (int c = 0; c < 128; ++c) {
+    if (c == '\\') want += "\\\\";
+    else if (c == '"') want += "\\\"";
+    else if (c == '\n') want += "\\n";
+    else want.push_back(static_cast<char>(c));
+  }
+  for (int c = 128; c < 256; ++c) want += fffd;
+  CHECK(rendered(all) == want);
+}
+
 TEST_CASE("metric family: summaries keep each sample's distribution", "[exposition]") {
   Families fs;
   MetricFamily& s = add_family(fs, "lat_seconds", "Latency.", prometheus::MetricType::Summary);

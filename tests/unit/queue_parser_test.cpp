@@ -155,3 +155,15 @@ TEST_CASE("queue parser: one attribute at a time gives what the map gives", "[qu
   CHECK(b.wwid == "eui.1");
   CHECK(c.wwid == "naa.2");
 }
+
+TEST_CASE("parse_queue_attr: garbage empties the field it names", "[queue]") {
+  QueueSettings q;
+  q.size_bytes = 5;
+  q.nr_requests = 7;
+  parse_queue_attr("size", "junk\n", q);
+  CHECK_FALSE(q.size_bytes);
+  CHECK(q.nr_requests == 7u);  // other fields untouched
+  parse_queue_attr("device/wwid", "naa.1\n", q);
+  parse_queue_attr("wwid", "  \n", q);
+  CHECK(q.wwid == "naa.1");
+}
