@@ -4,8 +4,10 @@
   scrape_bench.py --scrapes N --warmup W NAME=PID=URL [NAME=PID=URL ...]
 
 For each mode (plain, then gzip: `Accept-Encoding: gzip` as Prometheus sends it), every exporter is
-scraped W times (warm-up, not measured), then N times, alternating A B A B ... over one keep-alive
-connection each (as Prometheus does). Measured per exporter and mode:
+scraped W times (warm-up, not measured), then N times, alternating A B A B ..., each over its own
+keep-alive connection as Prometheus does (reopened when the exporter closes it: diskperf_exporter
+answers with Connection: close, node_exporter keeps it). Latency is measured on the request that
+got the answer; a connect is part of it. Measured per exporter and mode:
   cpu_ms   (utime + stime of the whole process, /proc/PID/stat fields 14 and 15, over the N scrapes) / N
   p50_ms, p99_ms, max_ms   client-side latency: request sent to last body byte received
   bytes    body size as sent (compressed in gzip mode), of the last scrape
