@@ -132,15 +132,21 @@ std::string http_post(int port, const std::string& path) {
   return http_request(port, "POST " + path + " HTTP/1.0\r\nHost: 127.0.0.1\r\nContent-Length: 0\r\n\r\n");
 }
 
+// A gatherer of one collector of type C.
+template <typename C>
+std::shared_ptr<Gatherer> gatherer_of() {
+  std::vector<std::unique_ptr<Collector>> cs;
+  cs.push_back(std::make_unique<C>());
+  return std::make_shared<Gatherer>(std::move(cs));
+}
+
 }  // namespace
 
 // Regression (issue 8): Debian's CivetWeb workers have 100 KiB stacks; a
 // device regex nested 400 deep crashed the daemon at every scrape (SIGSEGV in
 // std::regex), and a reload compiling one nested 300 deep crashed POST /-/reload.
 TEST_CASE("HTTP server: scrapes and reloads that recurse deeply do not overflow a worker's stack", "[http]") {
-  std::vector<std::unique_ptr<Collector>> cs;
-  cs.push_back(std::make_unique<DeepRegexCollector>());
-  auto g = std::make_shared<Gatherer>(std::move(cs));
+  auto g = gatherer_of<DeepRegexCollector>();
   HttpOptions o;
   o.listen_address = "127.0.0.1:0";
   o.enable_lifecycle = true;
@@ -181,9 +187,7 @@ TEST_CASE("Accept-Encoding parsing", "[http]") {
 }
 
 TEST_CASE("HTTP server serves metrics, landing page and health", "[http]") {
-  std::vector<std::unique_ptr<Collector>> cs;
-  cs.push_back(std::make_unique<FixedCollector>());
-  auto g = std::make_shared<Gatherer>(std::move(cs));
+  auto g = gatherer_of<FixedCollector>();
   HttpOptions o;
   o.listen_address = "127.0.0.1:0";
   o.telemetry_path = "/custom-metrics";
@@ -257,9 +261,7 @@ TEST_CASE("text exposition: escaping, special values, shortest doubles, histogra
 }
 
 TEST_CASE("HTTP/1.1 scrapes are streamed in chunks, plain and gzip, with the same exposition", "[http]") {
-  std::vector<std::unique_ptr<Collector>> cs;
-  cs.push_back(std::make_unique<BigCollector>());
-  auto g = std::make_shared<Gatherer>(std::move(cs));
+  auto g = gatherer_of<BigCollector>();
   HttpOptions o;
   o.listen_address = "127.0.0.1:0";
   HttpServer server(o, g);
@@ -308,9 +310,7 @@ class HugeCollector final : public Collector {
 // minutes). Now the stream ends at the first failed write.
 TEST_CASE("HTTP/1.1 stream: a client that stalls past the request timeout gets a prefix, never a spliced body",
           "[http]") {
-  std::vector<std::unique_ptr<Collector>> cs;
-  cs.push_back(std::make_unique<HugeCollector>());
-  auto g = std::make_shared<Gatherer>(std::move(cs));
+  auto g = gatherer_of<HugeCollector>();
   HttpOptions o;
   o.listen_address = "127.0.0.1:0";
   o.request_timeout_ms = 200;
