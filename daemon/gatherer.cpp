@@ -25,7 +25,10 @@ void Gatherer::set_collectors(std::vector<std::shared_ptr<Collector>> collectors
     e.collector = std::move(c);
     if (old) {
       for (const auto& o : *old)
-        if (o.collector->name() == e.collector->name()) e.state = o.state;
+        if (o.collector->name() == e.collector->name()) {
+          e.state = o.state;
+          e.last_seconds = o.last_seconds;
+        }
     }
     list->push_back(std::move(e));
   }
@@ -63,7 +66,8 @@ Families Gatherer::Collect() const {
   std::vector<Result> results(list->size());
   std::vector<std::vector<std::size_t>> lanes(1);
   for (std::size_t i = 0; i < list->size(); ++i) {
-    if ((*list)[i].collector->runs_apart()) {
+    const Entry& e = (*list)[i];
+    if (e.collector->runs_apart() && e.last_seconds->load(std::memory_order_relaxed) >= kApartSeconds) {
       lanes.push_back({i});
     } else {
       lanes.front().push_back(i);
@@ -81,6 +85,7 @@ Families Gatherer::Collect() const {
         r.err = "unexpected exception";
       }
       r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+      (*list)[i].last_seconds->store(r.seconds, std::memory_order_relaxed);
     }
   });
   for (std::size_t i = 0; i < list->size(); ++i) {

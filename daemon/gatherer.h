@@ -19,12 +19,17 @@ namespace diskperf {
 
 class Gatherer final {
  public:
+  /// Below this, a thread start (~50 us) is not worth it: on a small host the
+  /// queue collector takes a fraction of a millisecond.
+  static constexpr double kApartSeconds = 0.005;
+
   /// `epoch` (may be null) is advanced at the start of every Collect(), so
   /// that collectors sharing a PerScrape reading (collectors/scrape_epoch.h)
-  /// read the host once per scrape. Collectors that run apart
-  /// (Collector::runs_apart) run beside the others on up to `scrape_threads`
-  /// threads in all (the calling one and threads started per scrape, with
-  /// 8 MiB stacks: daemon/large_stack.h); 1 runs all one after the other.
+  /// read the host once per scrape. A collector that runs apart
+  /// (Collector::runs_apart) and took at least kApartSeconds at its last run
+  /// runs beside the others, on up to `scrape_threads` threads in all (the
+  /// calling one and threads started per scrape, with 8 MiB stacks:
+  /// daemon/large_stack.h); 1 runs all one after the other.
   explicit Gatherer(std::vector<std::unique_ptr<Collector>> collectors,
                     std::shared_ptr<ScrapeEpoch> epoch = nullptr, std::size_t scrape_threads = 1);
 
@@ -43,6 +48,8 @@ class Gatherer final {
   struct Entry {
     std::shared_ptr<Collector> collector;
     std::shared_ptr<std::atomic<int>> state = std::make_shared<std::atomic<int>>(kUnknown);
+    /// Duration of the collector's last run, in seconds (0 before the first).
+    std::shared_ptr<std::atomic<double>> last_seconds = std::make_shared<std::atomic<double>>(0);
   };
   using EntryList = std::vector<Entry>;
   std::shared_ptr<const EntryList> entries() const;

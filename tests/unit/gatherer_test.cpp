@@ -141,6 +141,9 @@ TEST_CASE("gatherer: a collector that runs apart runs beside the others, which k
     cs.push_back(std::make_unique<SleepyCollector>("q", true, &trace));
     cs.push_back(std::make_unique<SleepyCollector>("b", false, &trace));
     Gatherer g(std::move(cs), nullptr, threads);
+    g.Collect();  // q runs apart from its second scrape on: it took more than kApartSeconds
+    trace.started.clear();
+    trace.most = 0;
     Families fs = g.Collect();
     INFO("threads " << threads);
     // The output is in the collectors' order, whoever finished first.
@@ -158,4 +161,28 @@ TEST_CASE("gatherer: a collector that runs apart runs beside the others, which k
     // Two at once with two threads (q beside a or b), never a and b together.
     CHECK(trace.most == (threads == 1 ? 1 : 2));
   }
+}
+
+TEST_CASE("gatherer: a collector that asks to run apart but is quick runs in order with the others", "[gatherer]") {
+  // Collectors that take no time: never worth a thread.
+  struct Quick final : public Collector {
+    Trace* trace;
+    explicit Quick(Trace* t) : trace(t) {}
+    std::string_view name() const override { return "quick"; }
+    bool runs_apart() const override { return true; }
+    std::optional<std::string> collect(Families&) override {
+      std::lock_guard lock(trace->mu);
+      trace->started.push_back("quick");
+      trace->most = std::max(trace->most, trace->running + 1);
+      return std::nullopt;
+    }
+  };
+  Trace trace;
+  std::vector<std::unique_ptr<Collector>> cs;
+  cs.push_back(std::make_unique<SleepyCollector>("a", false, &trace));
+  cs.push_back(std::make_unique<Quick>(&trace));
+  Gatherer g(std::move(cs), nullptr, 2);
+  for (int i = 0; i < 3; ++i) g.Collect();
+  CHECK(trace.most == 1);  // never beside "a"
+  CHECK(trace.started == std::vector<std::string>{"a", "quick", "a", "quick", "a", "quick"});
 }
