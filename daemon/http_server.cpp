@@ -74,23 +74,32 @@ class MetricsHandler final : public GuardedHandler {
   MetricsHandler(const Context* c, std::shared_ptr<const Gatherer> g)
       : GuardedHandler(c), gatherer_(std::move(g)) {}
   bool get(mg_connection* conn) override {
-    Families families;
-    try {
-      run_with_large_stack([&] { families = gatherer_->Collect(); });
-    } catch (const std::exception& e) {
-      spdlog::error("scrape failed: {}", e.what());
-      send(ctx(), conn, 500, "Internal Server Error", "text/plain; charset=utf-8", std::string(e.what()) + "\n");
-      release_free_memory();
-      return true;
-    }
     const bool gz = accepts_gzip(mg_get_header(conn, "Accept-Encoding"));
     const mg_request_info* ri = mg_get_request_info(conn);
-    if (ri && ri->http_version && std::string_view(ri->http_version) == "1.1") {
-      stream(conn, families, gz);
-    } else {
-      send_whole(conn, families, gz);  // HTTP/1.0 has no chunked encoding
+    const bool chunked = ri && ri->http_version && std::string_view(ri->http_version) == "1.1";
+    // The whole scrape, sending included, runs on the large-stack thread
+    // while this worker waits (the connection is used by one thread at a
+    // time): the scrape's memory is allocated and freed there, and what
+    // glibc keeps per thread after free (its tcache) goes when the thread
+    // ends. Freed on the worker, it stayed in each of the 256 workers' caches
+    // in turn (RSS grew by ~1.8 MB per 300 scrapes of a small host).
+    bool sent = false;
+    try {
+      run_with_large_stack([&] {
+        const Families families = gatherer_->Collect();
+        sent = true;  // from here on the response is under way: stream/send_whole report their own errors
+        if (chunked) {
+          stream(conn, families, gz);
+        } else {
+          send_whole(conn, families, gz);  // HTTP/1.0 has no chunked encoding
+        }
+      });
+    } catch (const std::exception& e) {
+      spdlog::error("scrape failed: {}", e.what());
+      if (!sent) {
+        send(ctx(), conn, 500, "Internal Server Error", "text/plain; charset=utf-8", std::string(e.what()) + "\n");
+      }
     }
-    families = {};
     release_free_memory();
     release_unused_stack();
     return true;
