@@ -136,9 +136,9 @@ class MetricsHandler final : public GuardedHandler {
     } catch (const ClientGone&) {
       spdlog::warn("scrape response not sent in full: the client closed the connection or stopped reading");
     } catch (const std::exception& e) {
-      // The status is sent: the last chunk is not, so the client never sees
-      // a complete body (its read waits until the idle connection is closed
-      // or its scrape timeout) and fails the scrape instead of taking a
+      // The status is sent: the last chunk is not, and the connection is
+      // closed when the handler returns, so the client sees the body end
+      // without its last chunk and fails the scrape instead of taking a
       // partial exposition.
       spdlog::error("scrape failed while sending: {}", e.what());
     }
