@@ -46,13 +46,14 @@ void append_value(std::string& out, double v) {
   }
 }
 
-// Appends `s` with backslash, newline and (in label values) double quote
-// escaped; runs without such characters are appended whole.
-void append_escaped(std::string& out, std::string_view s, bool quote) {
+// Appends HELP text `s` with backslash and newline escaped (label values are
+// escaped by MetricFamily when added); runs without such characters are
+// appended whole.
+void append_help(std::string& out, std::string_view s) {
   std::size_t start = 0;
   for (std::size_t i = 0; i < s.size(); ++i) {
     const char c = s[i];
-    const char* escaped = c == '\\' ? "\\\\" : c == '\n' ? "\\n" : (quote && c == '"') ? "\\\"" : nullptr;
+    const char* escaped = c == '\\' ? "\\\\" : c == '\n' ? "\\n" : nullptr;
     if (!escaped) continue;
     out.append(s.data() + start, i - start);
     out += escaped;
@@ -100,7 +101,7 @@ void append_family(std::string& out, const MetricFamily& f, AfterSample after_sa
   out += "# HELP ";
   out += f.name;
   out += ' ';
-  append_escaped(out, f.help, false);
+  append_help(out, f.help);
   out += "\n# TYPE ";
   out += f.name;
   out += ' ';
@@ -108,10 +109,9 @@ void append_family(std::string& out, const MetricFamily& f, AfterSample after_sa
   out += '\n';
   const auto& samples = f.samples();
   const auto& dists = f.distributions();
+  const bool distribution = f.type == prometheus::MetricType::Summary || f.type == prometheus::MetricType::Histogram;
   for (std::size_t i = 0; i < samples.size(); ++i) {
     const std::string_view labels = f.rendered_labels(i);
-    const bool distribution =
-        f.type == prometheus::MetricType::Summary || f.type == prometheus::MetricType::Histogram;
     if (!distribution) {
       append_sample(out, f.name, "", labels, samples[i].value);
       after_sample();
