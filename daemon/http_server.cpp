@@ -101,7 +101,6 @@ class MetricsHandler final : public GuardedHandler {
       }
     }
     release_free_memory();
-    release_unused_stack();
     return true;
   }
 
@@ -268,6 +267,14 @@ HttpServer::HttpServer(const HttpOptions& o, std::shared_ptr<const Gatherer> gat
   handlers_ = std::make_unique<Handlers>(o, std::move(headers), std::move(gatherer), std::move(reload));
   std::string port = civetweb_listening_port(o.listen_address);
   CivetCallbacks callbacks{};
+  // A worker's stack pages touched by a request stay resident after it: 256
+  // workers take requests in turn, so all of them end up with the deepest
+  // stack a request reached (24 KiB each; 12 KiB before the first). Handed
+  // back here, when CivetWeb has closed the connection: this callback runs
+  // 7 KiB below the top of the worker's stack (a handler runs 23 KiB below,
+  // under CivetWeb's request buffers), so all but the pages in use go.
+  // Measured on the 1,200-device fixture: RSS 20.5 -> 17.5 MB.
+  callbacks.connection_closed = [](const mg_connection*) { release_unused_stack(); };
   if (o.web.tls) {
     port += "s";
     check_tls_config(*o.web.tls);  // a bad file fails here, with OpenSSL's reason
