@@ -1,20 +1,19 @@
 #include "daemon/basic_auth.h"
 
 #include <crypt.h>
-#include <openssl/crypto.h>
-#include <openssl/evp.h>
-#include <openssl/sha.h>
 
 #include <cstring>
 #include <memory>
 #include <string_view>
+
+#include "daemon/openssl_runtime.h"
 
 namespace diskperf {
 namespace {
 
 std::string decode_base64(std::string_view in) {
   std::string out(in.size() / 4 * 3 + 3, '\0');
-  int n = EVP_DecodeBlock(reinterpret_cast<unsigned char*>(out.data()),
+  int n = openssl().EVP_DecodeBlock(reinterpret_cast<unsigned char*>(out.data()),
                           reinterpret_cast<const unsigned char*>(in.data()), static_cast<int>(in.size()));
   if (n < 0 || in.size() % 4 != 0) return {};
   std::size_t pad = 0;
@@ -26,13 +25,15 @@ std::string decode_base64(std::string_view in) {
 
 std::string sha256(std::string_view s) {
   unsigned char d[SHA256_DIGEST_LENGTH];
-  SHA256(reinterpret_cast<const unsigned char*>(s.data()), s.size(), d);
+  openssl().SHA256(reinterpret_cast<const unsigned char*>(s.data()), s.size(), d);
   return std::string(reinterpret_cast<char*>(d), sizeof d);
 }
 
 }  // namespace
 
-BasicAuth::BasicAuth(std::map<std::string, std::string> users) : users_(std::move(users)) {}
+BasicAuth::BasicAuth(std::map<std::string, std::string> users) : users_(std::move(users)) {
+  if (enabled()) openssl();  // loaded now: a daemon that cannot load it fails at start, not at the first request
+}
 
 bool BasicAuth::check(const char* header) const {
   if (!enabled()) return true;
@@ -61,7 +62,7 @@ bool BasicAuth::check(const char* header) const {
   auto data = std::make_unique<crypt_data>();
   const char* got = crypt_r(pass.c_str(), it->second.c_str(), data.get());
   const std::string& want = it->second;
-  if (!got || std::strlen(got) != want.size() || CRYPTO_memcmp(got, want.data(), want.size()) != 0) return false;
+  if (!got || std::strlen(got) != want.size() || openssl().CRYPTO_memcmp(got, want.data(), want.size()) != 0) return false;
   std::lock_guard lock(mu_);
   if (verified_.size() > 1024) verified_.clear();
   verified_.insert(std::move(key));

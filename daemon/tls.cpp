@@ -1,31 +1,37 @@
 #include "daemon/tls.h"
 
-#include <openssl/err.h>
-#include <openssl/ssl.h>
-
 #include <stdexcept>
+
+#include "daemon/openssl_runtime.h"
 
 namespace diskperf {
 namespace {
 
-std::string openssl_error() {
-  unsigned long e = ERR_get_error();
+std::string openssl_error(const OpenSslApi& ssl) {
+  unsigned long e = ssl.ERR_get_error();
   char buf[256];
-  ERR_error_string_n(e, buf, sizeof buf);
-  ERR_clear_error();
+  ssl.ERR_error_string_n(e, buf, sizeof buf);
+  ssl.ERR_clear_error();
   return buf;
 }
 
 }  // namespace
 
 void configure_server_ssl_ctx(void* ssl_ctx, const TlsServerConfig& tls) {
+  const OpenSslApi& ssl = openssl();
   SSL_CTX* ctx = static_cast<SSL_CTX*>(ssl_ctx);
-  auto fail = [&](const std::string& what) { throw std::runtime_error("TLS: " + what + ": " + openssl_error()); };
-  if (SSL_CTX_set_min_proto_version(ctx, tls.min_version) != 1) fail("cannot set min_version");
-  if (SSL_CTX_use_certificate_chain_file(ctx, tls.cert_file.c_str()) != 1) fail("cert_file " + tls.cert_file);
-  if (SSL_CTX_use_PrivateKey_file(ctx, tls.key_file.c_str(), SSL_FILETYPE_PEM) != 1) fail("key_file " + tls.key_file);
-  if (SSL_CTX_check_private_key(ctx) != 1) fail("key_file does not match cert_file");
-  if (!tls.client_ca_file.empty() && SSL_CTX_load_verify_locations(ctx, tls.client_ca_file.c_str(), nullptr) != 1) {
+  auto fail = [&](const std::string& what) { throw std::runtime_error("TLS: " + what + ": " + openssl_error(ssl)); };
+  // SSL_CTX_set_min_proto_version(ctx, v) is a macro for this call.
+  if (ssl.SSL_CTX_ctrl(ctx, SSL_CTRL_SET_MIN_PROTO_VERSION, tls.min_version, nullptr) != 1) {
+    fail("cannot set min_version");
+  }
+  if (ssl.SSL_CTX_use_certificate_chain_file(ctx, tls.cert_file.c_str()) != 1) fail("cert_file " + tls.cert_file);
+  if (ssl.SSL_CTX_use_PrivateKey_file(ctx, tls.key_file.c_str(), SSL_FILETYPE_PEM) != 1) {
+    fail("key_file " + tls.key_file);
+  }
+  if (ssl.SSL_CTX_check_private_key(ctx) != 1) fail("key_file does not match cert_file");
+  if (!tls.client_ca_file.empty() &&
+      ssl.SSL_CTX_load_verify_locations(ctx, tls.client_ca_file.c_str(), nullptr) != 1) {
     fail("client_ca_file " + tls.client_ca_file);
   }
   int mode = SSL_VERIFY_NONE;
@@ -39,20 +45,21 @@ void configure_server_ssl_ctx(void* ssl_ctx, const TlsServerConfig& tls) {
   bool verify = tls.client_auth == ClientAuth::verify_if_given || tls.client_auth == ClientAuth::require_and_verify;
   // Without verification, a presented certificate is accepted whatever its issuer.
   SSL_verify_cb accept_any = [](int, X509_STORE_CTX*) { return 1; };
-  SSL_CTX_set_verify(ctx, mode, verify ? nullptr : accept_any);
-  SSL_CTX_set_session_id_context(ctx, reinterpret_cast<const unsigned char*>("diskperf"), 8);
+  ssl.SSL_CTX_set_verify(ctx, mode, verify ? nullptr : accept_any);
+  ssl.SSL_CTX_set_session_id_context(ctx, reinterpret_cast<const unsigned char*>("diskperf"), 8);
 }
 
 void check_tls_config(const TlsServerConfig& tls) {
-  SSL_CTX* ctx = SSL_CTX_new(TLS_server_method());
-  if (!ctx) throw std::runtime_error("TLS: SSL_CTX_new: " + openssl_error());
+  const OpenSslApi& ssl = openssl();
+  SSL_CTX* ctx = ssl.SSL_CTX_new(ssl.TLS_server_method());
+  if (!ctx) throw std::runtime_error("TLS: SSL_CTX_new: " + openssl_error(ssl));
   try {
     configure_server_ssl_ctx(ctx, tls);
   } catch (...) {
-    SSL_CTX_free(ctx);
+    ssl.SSL_CTX_free(ctx);
     throw;
   }
-  SSL_CTX_free(ctx);
+  ssl.SSL_CTX_free(ctx);
 }
 
 }  // namespace diskperf

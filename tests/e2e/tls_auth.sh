@@ -3,7 +3,9 @@
 # CA and certificates made by openssl now: 401 without or with wrong
 # credentials, 200 with the right ones; plain HTTP to the TLS port fails; a
 # TLS version below min_version is refused; RequireAndVerifyClientCert
-# refuses a client without a certificate; a bad web config refuses to start.
+# refuses a client without a certificate; basic auth works over plain HTTP;
+# OpenSSL is not loaded without TLS or basic auth; a bad web config refuses
+# to start.
 source "$(dirname "$0")/lib.sh"
 command -v openssl >/dev/null || fail "openssl missing"
 cd "$E2E_TMP"
@@ -63,6 +65,18 @@ openssl req -x509 -newkey rsa:2048 -nodes -days 2 -subj /CN=rogue -keyout rogue.
 if curl -s --max-time 5 -o /dev/null --cacert ca.crt --cert client.crt --key client.key --tls-max 1.2 "$url"; then
   fail "TLS 1.2 accepted below min_version TLS13"
 fi
+
+# OpenSSL is loaded only when needed: basic auth over plain HTTP loads libcrypto
+# (and works); a daemon without a web config maps neither libssl nor libcrypto.
+printf 'basic_auth_users:\n  alice: %s\n' "'$hash'" >auth.yml
+start_exporter --web.config.file "$E2E_TMP/auth.yml"
+url="http://127.0.0.1:$EXPORTER_PORT/metrics"
+[ "$(code "$url")" = 401 ] || fail "plain HTTP, no credentials: not 401"
+[ "$(code -u alice:s3cret "$url")" = 200 ] || fail "plain HTTP, right password: not 200"
+grep -q 'libcrypto\.so' "/proc/$EXPORTER_PID/maps" || fail "basic auth without libcrypto mapped?"
+start_exporter
+[ "$(code "http://127.0.0.1:$EXPORTER_PORT/metrics")" = 200 ] || fail "no web config: not 200"
+if grep -E 'lib(ssl|crypto)\.so' "/proc/$EXPORTER_PID/maps"; then fail "OpenSSL mapped without TLS or basic auth"; fi
 
 # Invalid web configs refuse to start, with a clear message.
 printf 'tls_server_config:\n  cert_file: /nonexistent.crt\n  key_file: /nonexistent.key\n' >missing.yml
