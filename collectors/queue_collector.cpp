@@ -8,6 +8,8 @@
 #include <map>
 #include <unordered_map>
 #include <set>
+#include <system_error>
+#include <thread>
 #include <unordered_set>
 #include <vector>
 
@@ -163,8 +165,9 @@ std::string join(const std::set<T>& values) {
 
 }  // namespace
 
-QueueCollector::QueueCollector(std::shared_ptr<BlockView> view, std::shared_ptr<const DeviceFilter> filter)
-    : view_(std::move(view)), filter_(std::move(filter)) {}
+QueueCollector::QueueCollector(std::shared_ptr<BlockView> view, std::shared_ptr<const DeviceFilter> filter,
+                               std::size_t read_threads)
+    : read_threads_(std::max<std::size_t>(read_threads, 1)), view_(std::move(view)), filter_(std::move(filter)) {}
 
 QueueCollector::QueueCollector(const HostPaths& paths, std::shared_ptr<const DeviceFilter> filter)
     : QueueCollector(std::make_shared<BlockView>(paths, nullptr), std::move(filter)) {}
@@ -257,14 +260,24 @@ std::optional<std::string> QueueCollector::collect(Families& out) {
     }
     pending.push_back({&d, std::move(held), static_info(dev, dir, d.is_virtual, identity)});
   }
-  rows.reserve(pending.size());
-  for (const Pending& p : pending) {
+  // The live reads, device by device, on up to read_threads_ threads taking
+  // runs of devices in turn; each device's outcome has its own slot, and
+  // they are put together in listing order below (the same families
+  // whatever the number of threads).
+  struct Outcome {
+    bool gone = true;
+    QueueSettings q;
+    std::vector<PartitionRow> partitions;
+  };
+  std::vector<Outcome> outcomes(pending.size());
+  auto read_device = [&](std::size_t k) {
+    const Pending& p = pending[k];
     const std::string& dev = p.device->name;
     const HostDir& dir = *p.device->dir;
     const std::shared_ptr<const QueueHeldFiles>& held = p.held;
     auto read = [&](std::size_t i) { return held ? held->read(i) : dir.read_file(held_name(i), kMaxAttrBytes); };
-    present.insert(dev);
-    QueueSettings q;  // the live fields; the static ones from the cache below
+    Outcome& o = outcomes[k];
+    QueueSettings& q = o.q;  // the live fields; the static ones from the cache below
     bool vanished = false;
     for (std::size_t i = kHeldFirstDynamic; i < kHeldCount; ++i) {
       if (p.device->is_virtual && parent_attr(held_name(i))) continue;
@@ -272,7 +285,6 @@ std::optional<std::string> QueueCollector::collect(Families& out) {
       if (f.ok()) parse_queue_attr(held_name(i), f.data, q);
       vanished = vanished || f.status == ReadStatus::vanished;
     }
-    const std::shared_ptr<const StaticInfo>& info = p.info;
     // Gone while it was read: no series, no cache entry (nothing stale). A
     // held directory tells without a lookup: its sysfs files fail with ENODEV
     // once the device is removed, and another file system reports the removed
@@ -284,11 +296,9 @@ std::optional<std::string> QueueCollector::collect(Families& out) {
       ReadStatus again = dir.exists("dev");
       gone = again == ReadStatus::absent || again == ReadStatus::vanished;
     }
-    if (gone) {
-      present.erase(dev);
-      continue;
-    }
-    const QueueSettings& fixed = info->settings;
+    if (gone) return;
+    o.gone = false;
+    const QueueSettings& fixed = p.info->settings;
     q.max_hw_sectors_bytes = fixed.max_hw_sectors_bytes;
     q.logical_block_size = fixed.logical_block_size;
     q.physical_block_size = fixed.physical_block_size;
@@ -297,22 +307,49 @@ std::optional<std::string> QueueCollector::collect(Families& out) {
     q.model = fixed.model;
     q.vendor = fixed.vendor;
     q.wwid = fixed.wwid;
-    rows.push_back({dev, std::move(q), info->hw_queues});
 
     // Partitions: subdirectories of the disk's directory.
     auto parts = parts_of.find(dev);
-    if (parts == parts_of.end()) continue;
+    if (parts == parts_of.end()) return;
     for (std::string_view entry : parts->second) {
       const std::string sub(entry);
       FileContent num = dir.read_file(sub + "/partition", kMaxAttrBytes);
       if (!num.ok() || !parse_u64(num.data)) continue;
-      PartitionRow p{sub, dev, std::to_string(*parse_u64(num.data)), std::nullopt, std::nullopt};
+      PartitionRow pr{sub, dev, std::to_string(*parse_u64(num.data)), std::nullopt, std::nullopt};
       FileContent start = dir.read_file(sub + "/start", kMaxAttrBytes);
-      if (start.ok()) p.start_bytes = scale_u64(parse_u64(start.data), 512);
+      if (start.ok()) pr.start_bytes = scale_u64(parse_u64(start.data), 512);
       FileContent size = dir.read_file(sub + "/size", kMaxAttrBytes);
-      if (size.ok()) p.size_bytes = scale_u64(parse_u64(size.data), 512);
-      partitions.push_back(std::move(p));
+      if (size.ok()) pr.size_bytes = scale_u64(parse_u64(size.data), 512);
+      o.partitions.push_back(std::move(pr));
     }
+  };
+  // Runs of up to 64 devices, at least 8 runs per thread (a thread that is
+  // slowed down leaves its share to the others).
+  const std::size_t run = std::clamp<std::size_t>(pending.size() / (8 * read_threads_), 1, 64);
+  const std::size_t runs = (pending.size() + run - 1) / run;
+  std::atomic<std::size_t> next_run{0};
+  auto work = [&] {
+    for (std::size_t r; (r = next_run.fetch_add(1)) < runs;)
+      for (std::size_t k = r * run; k < std::min(pending.size(), (r + 1) * run); ++k) read_device(k);
+  };
+  std::vector<std::thread> helpers;
+  for (std::size_t t = 1; t < read_threads_ && t < runs; ++t) {
+    try {
+      helpers.emplace_back(work);
+    } catch (const std::system_error&) {
+      break;  // no thread to be had: the others do its share
+    }
+  }
+  work();
+  for (std::thread& t : helpers) t.join();
+
+  rows.reserve(pending.size());
+  for (std::size_t k = 0; k < pending.size(); ++k) {
+    Outcome& o = outcomes[k];
+    if (o.gone) continue;
+    present.insert(pending[k].device->name);
+    rows.push_back({pending[k].device->name, std::move(o.q), pending[k].info->hw_queues});
+    for (PartitionRow& pr : o.partitions) partitions.push_back(std::move(pr));
   }
   {
     std::lock_guard lock(mu_);

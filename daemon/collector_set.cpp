@@ -15,14 +15,15 @@ namespace diskperf {
 
 std::vector<std::shared_ptr<Collector>> build_collectors(const Options& o, const Config& cfg,
                                                          const std::shared_ptr<ProbeScheduler>& probes,
-                                                         std::shared_ptr<const ScrapeEpoch> epoch) {
+                                                         std::shared_ptr<const ScrapeEpoch> epoch,
+                                                         std::size_t scrape_threads) {
   auto include = o.diskstats_device_include ? o.diskstats_device_include : cfg.diskstats.device_include;
   auto exclude = o.diskstats_device_exclude ? o.diskstats_device_exclude : cfg.diskstats.device_exclude;
   auto filter = std::make_shared<const DeviceFilter>(include, exclude);
   std::vector<std::shared_ptr<Collector>> collectors;
   collectors.push_back(std::make_shared<DiskstatsCollector>(o.paths, filter));
   auto view = std::make_shared<BlockView>(o.paths, epoch);
-  collectors.push_back(std::make_shared<QueueCollector>(view, filter));
+  collectors.push_back(std::make_shared<QueueCollector>(view, filter, scrape_threads));
   std::shared_ptr<DmTableSource> dm_tables;
   if (o.dm_table_dir.empty()) {
     dm_tables = std::make_shared<LibDevmapperTableSource>(o.paths.devfs);

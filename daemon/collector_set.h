@@ -20,9 +20,12 @@ namespace diskperf {
 /// and config validation); throws std::regex_error otherwise. The queue,
 /// topology and tier collectors share one BlockView (collectors/block_view.h)
 /// that reads /sys/block once per `epoch` (the Gatherer's; may be null).
+/// `scrape_threads`: the Gatherer's; the queue collector reads its devices'
+/// files on as many threads.
 std::vector<std::shared_ptr<Collector>> build_collectors(const Options& options, const Config& config,
                                                          const std::shared_ptr<ProbeScheduler>& probes,
-                                                         std::shared_ptr<const ScrapeEpoch> epoch = nullptr);
+                                                         std::shared_ptr<const ScrapeEpoch> epoch = nullptr,
+                                                         std::size_t scrape_threads = 1);
 
 /// Checks `config` against this host: every probe job's target exists and
 /// the job is safe and fits it (probes/probe_target.h: no writes to a block

@@ -97,13 +97,14 @@ int main(int argc, char** argv) {
   // Every valid config (at start and on reload) rebuilds the collector set;
   // the reloader serves its own status as one of the collectors.
   auto epoch = std::make_shared<ScrapeEpoch>();  // lets collectors share one reading of /sys/block per scrape
-  // Two threads when there are two CPUs: the queue collector beside the others.
-  auto gatherer = std::make_shared<Gatherer>(std::vector<std::unique_ptr<Collector>>{}, epoch,
-                                             std::thread::hardware_concurrency() >= 2 ? 2 : 1);
+  // Two threads when there are two CPUs: the queue collector beside the
+  // others, and its device reads split between two threads.
+  const std::size_t scrape_threads = std::thread::hardware_concurrency() >= 2 ? 2 : 1;
+  auto gatherer = std::make_shared<Gatherer>(std::vector<std::unique_ptr<Collector>>{}, epoch, scrape_threads);
   auto probes = std::make_shared<ProbeScheduler>(o.paths);  // runs jobs only once started (serve)
   std::shared_ptr<ConfigReloader> reloader;
   reloader = std::make_shared<ConfigReloader>(o.config_file, [&](const Config& cfg) {
-    auto collectors = build_collectors(o, cfg, probes, epoch);
+    auto collectors = build_collectors(o, cfg, probes, epoch, scrape_threads);
     collectors.push_back(reloader);
     gatherer->set_collectors(std::move(collectors));
   }, [&](const Config& cfg) { return check_config_on_host(o, cfg); });

@@ -5,6 +5,7 @@
 #include <thread>
 
 #include "collectors/queue_collector.h"
+#include "daemon/exposition.h"
 #include "sysfs_test_helpers.h"
 
 using namespace diskperf;
@@ -112,10 +113,26 @@ TEST_CASE("queue: partitions map to their disk; garbage values and vanished devi
       for (const auto& l : f.labels(i)) CHECK(l.value != "sdz");
 }
 
+TEST_CASE("queue: devices read on several threads give the same families in the same order", "[queue]") {
+  for (const char* scenario : {"azure", "nvme-stack", "partitions"}) {
+    INFO(scenario);
+    QueueCollector one(std::make_shared<BlockView>(sysfs_fixture(scenario), nullptr), all(), 1);
+    const std::string want = to_text(collect(one));
+    CHECK(want.find("diskperf_disk_info{") != std::string::npos);
+    for (std::size_t threads : {2, 3, 8}) {
+      INFO(threads << " threads");
+      QueueCollector many(std::make_shared<BlockView>(sysfs_fixture(scenario), nullptr), all(), threads);
+      for (int scrape = 0; scrape < 3; ++scrape) CHECK(to_text(collect(many)) == want);
+    }
+  }
+}
+
 TEST_CASE("queue: a device removed between the listing and its reads leaves no series", "[queue]") {
   TempDir tmp;
   HostPaths p = copy_fixture("azure", tmp);
-  QueueCollector c(p, all());
+  const std::size_t threads = GENERATE(1, 3);
+  INFO(threads << " threads");
+  QueueCollector c(std::make_shared<BlockView>(p, nullptr), all(), threads);
   Families before = collect(c);
   CHECK(value(before, "diskperf_disk_queue_depth", {{"device", "sdd"}}) == 254);
   std::string removed;
