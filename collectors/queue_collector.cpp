@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <array>
+#include <exception>
 #include <map>
 #include <unordered_map>
 #include <set>
@@ -328,9 +329,17 @@ std::optional<std::string> QueueCollector::collect(Families& out) {
   const std::size_t run = std::clamp<std::size_t>(pending.size() / (8 * read_threads_), 1, 64);
   const std::size_t runs = (pending.size() + run - 1) / run;
   std::atomic<std::size_t> next_run{0};
+  std::mutex failed_mu;
+  std::exception_ptr failed;  // the first exception of any thread, thrown from here once all have stopped
   auto work = [&] {
-    for (std::size_t r; (r = next_run.fetch_add(1)) < runs;)
-      for (std::size_t k = r * run; k < std::min(pending.size(), (r + 1) * run); ++k) read_device(k);
+    try {
+      for (std::size_t r; (r = next_run.fetch_add(1)) < runs;)
+        for (std::size_t k = r * run; k < std::min(pending.size(), (r + 1) * run); ++k) read_device(k);
+    } catch (...) {
+      next_run = runs;  // the others stop at their next run
+      std::lock_guard lock(failed_mu);
+      if (!failed) failed = std::current_exception();
+    }
   };
   std::vector<std::thread> helpers;
   for (std::size_t t = 1; t < read_threads_ && t < runs; ++t) {
@@ -342,6 +351,7 @@ std::optional<std::string> QueueCollector::collect(Families& out) {
   }
   work();
   for (std::thread& t : helpers) t.join();
+  if (failed) std::rethrow_exception(failed);
 
   rows.reserve(pending.size());
   for (std::size_t k = 0; k < pending.size(); ++k) {
