@@ -1,9 +1,9 @@
 #include "daemon/exposition.h"
 
-#include <algorithm>
-
 #include <zlib.h>
 
+#include <algorithm>
+#include <cctype>
 #include <cstring>
 #include <charconv>
 #include <cmath>
@@ -214,23 +214,39 @@ std::string gzip(const std::string& data) {
 
 bool accepts_gzip(const char* accept_encoding) {
   if (!accept_encoding) return false;
+  auto trim = [](std::string_view v) {
+    while (!v.empty() && (v.front() == ' ' || v.front() == '\t')) v.remove_prefix(1);
+    while (!v.empty() && (v.back() == ' ' || v.back() == '\t')) v.remove_suffix(1);
+    return v;
+  };
+  auto equals_ci = [](std::string_view a, std::string_view b) {
+    return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
+             return std::tolower(static_cast<unsigned char>(x)) == std::tolower(static_cast<unsigned char>(y));
+           });
+  };
+  bool star = false;  // "*" (any coding not named) with a q above 0
   std::string_view rest(accept_encoding);
   while (!rest.empty()) {
-    std::size_t comma = rest.find(',');
+    const std::size_t comma = rest.find(',');
     std::string_view item = rest.substr(0, comma);
     rest.remove_prefix(comma == std::string_view::npos ? rest.size() : comma + 1);
-    while (!item.empty() && item.front() == ' ') item.remove_prefix(1);
-    std::string_view coding = item.substr(0, item.find(';'));
-    while (!coding.empty() && coding.back() == ' ') coding.remove_suffix(1);
-    if (coding != "gzip" && coding != "*") continue;
-    std::size_t q = item.find("q=");
-    if (q != std::string_view::npos) {
-      std::string_view qv = item.substr(q + 2);
-      if (qv.starts_with("0") && qv.find_first_not_of("0. ") == std::string_view::npos) continue;
+    const std::size_t semi = item.find(';');
+    const std::string_view coding = trim(item.substr(0, semi));
+    // Weight: ";q=0", ";q=0.0", ... refuse the coding (RFC 9110 12.4.2); any other q, or none, allows it.
+    bool refused = false;
+    for (std::string_view params = semi == std::string_view::npos ? "" : item.substr(semi + 1); !params.empty();) {
+      const std::size_t next = params.find(';');
+      const std::string_view param = trim(params.substr(0, next));
+      params.remove_prefix(next == std::string_view::npos ? params.size() : next + 1);
+      if (param.size() >= 2 && (param[0] == 'q' || param[0] == 'Q') && param[1] == '=') {
+        const std::string_view q = trim(param.substr(2));
+        refused = !q.empty() && q.front() == '0' && q.find_first_not_of("0.") == std::string_view::npos;
+      }
     }
-    return coding == "gzip";
+    if (equals_ci(coding, "gzip")) return !refused;  // named: its own weight decides
+    if (coding == "*") star = !refused;
   }
-  return false;
+  return star;
 }
 
 }  // namespace diskperf

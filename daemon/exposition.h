@@ -49,8 +49,8 @@ class GzipWriter {
 /// gzip (RFC 1952) of `data`, via GzipWriter. Throws std::runtime_error if zlib fails.
 std::string gzip(const std::string& data);
 
-/// Whether an Accept-Encoding header value allows gzip (a "gzip" coding
-/// whose q is not 0).
+/// Whether an Accept-Encoding header value (RFC 9110 12.5.3) allows gzip: a
+/// "gzip" coding (any case) whose q is not 0, or else a "*" whose q is not 0.
 bool accepts_gzip(const char* accept_encoding);
 
 }  // namespace diskperf

@@ -188,6 +188,16 @@ TEST_CASE("Accept-Encoding parsing", "[http]") {
   CHECK_FALSE(accepts_gzip("identity"));
   CHECK_FALSE(accepts_gzip("gzip;q=0"));
   CHECK_FALSE(accepts_gzip("x-gzip2"));
+  // Codings are case-insensitive; "*" stands for any coding not named; tabs are whitespace.
+  CHECK(accepts_gzip("GZIP"));
+  CHECK(accepts_gzip("br,\tGzip ;q=0.8"));
+  CHECK(accepts_gzip("*"));
+  CHECK(accepts_gzip("*, gzip"));
+  CHECK(accepts_gzip("identity;q=0, *;q=0.1"));
+  CHECK_FALSE(accepts_gzip("*;q=0"));
+  CHECK_FALSE(accepts_gzip("gzip;q=0, *"));
+  CHECK_FALSE(accepts_gzip("gzip;Q=0.000"));
+  CHECK(accepts_gzip("gzip;q=0.001"));
 }
 
 TEST_CASE("HTTP server serves metrics, landing page and health", "[http]") {
