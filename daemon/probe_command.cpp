@@ -1,5 +1,8 @@
 #include "daemon/probe_command.h"
 
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <cmath>
 
 #include <ostream>
@@ -53,7 +56,24 @@ int run_probe_command(const ProbeCommandOptions& o, const HostPaths& paths, std:
     err << "probe: " << error << "\n";
     return 2;
   }
+  // A directory target gets a probe file laid out in it. The daemon keeps its
+  // jobs' files between runs; a one-off probe removes the one it made, so
+  // that it leaves no 64 MiB file behind in the database's directory (one
+  // that was there before, e.g. a daemon job's of the same name, stays).
+  const std::string own_file = probe_file_path(job->target, job->name);
+  struct stat st{};
+  const bool existed = ::lstat(own_file.c_str(), &st) == 0;
+  struct RemoveMadeFile {
+    const std::string& path;
+    bool remove;
+    ~RemoveMadeFile() {
+      if (remove) ::unlink(path.c_str());
+    }
+  } cleanup{own_file, false};
   ResolvedJob rj = resolve_job(*job, paths);
+  // Made now (even if laying it out then failed): only a regular file this
+  // process owns, never what another process put there meanwhile.
+  cleanup.remove = !existed && ::lstat(own_file.c_str(), &st) == 0 && own_probe_file_error(own_file, st).empty();
   if (!rj.ok()) {
     for (const auto& e : rj.errors) err << e << "\n";
     return 2;

@@ -16,7 +16,8 @@ namespace diskperf {
 std::optional<ProbeJob> probe_job_from_options(const ProbeCommandOptions& o, std::string& error);
 
 /// Runs the probe; prints results on `out`, problems on `err`. Exit code: 0 ok, 1 the job
-/// failed or had I/O errors, 2 bad options.
+/// failed or had I/O errors, 2 bad options. For a directory target, the probe file it lays out
+/// (probe_file_path(target, "probe")) is removed at the end; one that existed before stays.
 int run_probe_command(const ProbeCommandOptions& o, const HostPaths& paths, std::ostream& out, std::ostream& err);
 
 }  // namespace diskperf
