@@ -28,13 +28,26 @@ struct Context {
 // CivetWeb runs with keep-alive off (its default): it closes the connection
 // after every response, and every response says so (Connection: close), or an
 // HTTP/1.1 client would send its next request into the closed connection.
+// A response to HEAD has the headers of the GET response and no body (RFC 9110 9.3.2).
+bool is_head(mg_connection* conn) {
+  const mg_request_info* ri = mg_get_request_info(conn);
+  return ri && ri->request_method && std::string_view(ri->request_method) == "HEAD";
+}
+
 void send(const Context& ctx, mg_connection* conn, int status, const char* reason, const char* content_type,
           const std::string& body, const std::string& extra_headers = "") {
   mg_printf(conn,
             "HTTP/1.1 %d %s\r\nContent-Type: %s\r\nContent-Length: %zu\r\n%s%s"
             "Cache-Control: no-store\r\nConnection: close\r\n\r\n",
             status, reason, content_type, body.size(), extra_headers.c_str(), ctx.headers.c_str());
-  mg_write(conn, body.data(), body.size());
+  if (!is_head(conn)) mg_write(conn, body.data(), body.size());
+}
+
+// 405 for a method the path does not take; `allow` lists those it does.
+bool method_not_allowed(const Context& ctx, mg_connection* conn, const char* allow) {
+  send(ctx, conn, 405, "Method Not Allowed", "text/plain; charset=utf-8", "Method Not Allowed\n",
+       std::string("Allow: ") + allow + "\r\n");
+  return true;
 }
 
 // Base of every handler: answers 401 unless the request carries valid
@@ -45,6 +58,9 @@ class GuardedHandler : public CivetHandler {
   bool handleGet(CivetServer*, mg_connection* conn) override {
     return authorized(conn) ? get(conn) : true;
   }
+  bool handleHead(CivetServer*, mg_connection* conn) override {  // get() sends no body for HEAD
+    return authorized(conn) ? get(conn) : true;
+  }
   bool handlePost(CivetServer*, mg_connection* conn) override {
     return authorized(conn) ? post(conn) : true;
   }
@@ -53,8 +69,10 @@ class GuardedHandler : public CivetHandler {
   }
 
  protected:
+  /// GET, and HEAD: send() leaves out the body of a HEAD request's response.
   virtual bool get(mg_connection* conn) = 0;
-  virtual bool post(mg_connection*) { return false; }
+  /// POST and PUT.
+  virtual bool post(mg_connection* conn) { return method_not_allowed(ctx(), conn, "GET, HEAD"); }
   const Context& ctx() const { return *ctx_; }
 
  private:
@@ -74,6 +92,12 @@ class MetricsHandler final : public GuardedHandler {
   MetricsHandler(const Context* c, std::shared_ptr<const Gatherer> g)
       : GuardedHandler(c), gatherer_(std::move(g)) {}
   bool get(mg_connection* conn) override {
+    if (is_head(conn)) {  // the headers of a scrape's response, without the scrape
+      mg_printf(conn,
+                "HTTP/1.1 200 OK\r\nContent-Type: %s\r\n%sCache-Control: no-store\r\nConnection: close\r\n\r\n",
+                kExpositionContentType, ctx().headers.c_str());
+      return true;
+    }
     const bool gz = accepts_gzip(mg_get_header(conn, "Accept-Encoding"));
     const mg_request_info* ri = mg_get_request_info(conn);
     const bool chunked = ri && ri->http_version && std::string_view(ri->http_version) == "1.1";
@@ -177,7 +201,7 @@ class ReloadHandler final : public GuardedHandler {
  public:
   ReloadHandler(const Context* c, bool enabled, ReloadFn reload)
       : GuardedHandler(c), enabled_(enabled), reload_(std::move(reload)) {}
-  bool get(mg_connection*) override { return false; }
+  bool get(mg_connection* conn) override { return method_not_allowed(ctx(), conn, "POST, PUT"); }
   bool post(mg_connection* conn) override {
     if (!enabled_ || !reload_) {
       send(ctx(), conn, 403, "Forbidden", "text/plain; charset=utf-8", "Lifecycle API is not enabled.\n");
@@ -210,11 +234,7 @@ class LandingHandler final : public GuardedHandler {
   LandingHandler(const Context* c, std::string telemetry_path)
       : GuardedHandler(c), telemetry_path_(std::move(telemetry_path)) {}
   bool get(mg_connection* conn) override {
-    const mg_request_info* ri = mg_get_request_info(conn);
-    if (!ri || !ri->local_uri || std::string_view(ri->local_uri) != "/") {
-      send(ctx(), conn, 404, "Not Found", "text/plain; charset=utf-8", "404 page not found\n");
-      return true;
-    }
+    if (!root(conn)) return not_found(conn);
     std::string page =
         "<!DOCTYPE html>\n<html><head><title>diskperf_exporter</title></head><body>\n"
         "<h1>diskperf_exporter</h1>\n<p>Disk performance against cloud tier caps.</p>\n"
@@ -223,8 +243,19 @@ class LandingHandler final : public GuardedHandler {
     send(ctx(), conn, 200, "OK", "text/html; charset=utf-8", page);
     return true;
   }
+  bool post(mg_connection* conn) override {
+    return root(conn) ? method_not_allowed(ctx(), conn, "GET, HEAD") : not_found(conn);
+  }
 
  private:
+  static bool root(mg_connection* conn) {
+    const mg_request_info* ri = mg_get_request_info(conn);
+    return ri && ri->local_uri && std::string_view(ri->local_uri) == "/";
+  }
+  bool not_found(mg_connection* conn) {
+    send(ctx(), conn, 404, "Not Found", "text/plain; charset=utf-8", "404 page not found\n");
+    return true;
+  }
   std::string telemetry_path_;
 };
 

@@ -289,6 +289,55 @@ TEST_CASE("HTTP server: a worker's stack pages are handed back after each connec
   CHECK(most <= 12);  // the top pages (thread descriptor, TLS, the waiting worker's frames): as before a request
 }
 
+// HEAD gets the GET response's headers and no body (RFC 9110 9.3.2), as from
+// Go's net/http (node_exporter); a method a path does not take gets 405 and
+// Allow; an unknown path is 404 whatever the method.
+TEST_CASE("HTTP server: HEAD, and 405 for methods a path does not take", "[http]") {
+  auto g = gatherer_of<FixedCollector>();
+  HttpOptions o;
+  o.listen_address = "127.0.0.1:0";
+  o.enable_lifecycle = true;
+  int reloads = 0;
+  HttpServer server(o, g, [&] {
+    ++reloads;
+    return std::vector<std::string>{};
+  });
+  const int port = server.listening_ports().at(0);
+  auto request = [&](const std::string& method, const std::string& path) {
+    return http_request(port, method + " " + path + " HTTP/1.0\r\nHost: 127.0.0.1\r\nContent-Length: 0\r\n\r\n");
+  };
+  for (const char* path : {"/metrics", "/-/healthy", "/"}) {
+    INFO(path);
+    const std::string head = request("HEAD", path);
+    CHECK(head.rfind("HTTP/1.1 200 OK\r\n", 0) == 0);
+    CHECK(body(head).empty());
+  }
+  const std::string head_metrics = request("HEAD", "/metrics");
+  CHECK(head_metrics.find("Content-Type: text/plain; version=0.0.4") != std::string::npos);
+  CHECK(request("HEAD", "/-/healthy").find("Content-Length: 8\r\n") != std::string::npos);  // "Healthy\n"
+  const std::string head_missing = request("HEAD", "/nope");
+  CHECK(head_missing.rfind("HTTP/1.1 404", 0) == 0);
+  CHECK(body(head_missing).empty());
+
+  for (const char* method : {"POST", "PUT"})
+    for (const char* path : {"/metrics", "/-/healthy", "/"}) {
+      INFO(method << " " << path);
+      const std::string r = request(method, path);
+      CHECK(r.rfind("HTTP/1.1 405", 0) == 0);
+      CHECK(r.find("Allow: GET, HEAD\r\n") != std::string::npos);
+    }
+  CHECK(request("POST", "/nope").rfind("HTTP/1.1 404", 0) == 0);
+  for (const char* method : {"GET", "HEAD"}) {
+    const std::string r = request(method, "/-/reload");
+    CHECK(r.rfind("HTTP/1.1 405", 0) == 0);
+    CHECK(r.find("Allow: POST, PUT\r\n") != std::string::npos);
+  }
+  CHECK(reloads == 0);
+  CHECK(request("POST", "/-/reload").rfind("HTTP/1.1 200", 0) == 0);
+  CHECK(request("PUT", "/-/reload").rfind("HTTP/1.1 200", 0) == 0);
+  CHECK(reloads == 2);
+}
+
 TEST_CASE("HTTP server reports a port it cannot bind", "[http]") {
   std::vector<std::unique_ptr<Collector>> cs;
   auto g = std::make_shared<Gatherer>(std::move(cs));
