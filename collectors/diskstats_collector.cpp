@@ -97,21 +97,22 @@ constexpr std::array<Field<LegacyPartitionStats>, 4> kLegacyFields{{
      MetricType::Counter, Unit::sectors, &LegacyPartitionStats::sectors_written_issued},
 }};
 
-// Emits one family per field over every entry whose `part` is present.
+// Emits one family per field over every entry whose `part` is present;
+// `labels[i]` is entries[i]'s {device="..."}, rendered once for all families.
 template <typename Stats, std::size_t N>
 void emit(Families& out, const std::array<Field<Stats>, N>& fields,
-          const std::vector<const DiskstatsEntry*>& entries,
+          const std::vector<const DiskstatsEntry*>& entries, const std::vector<std::string>& labels,
           const std::optional<Stats> DiskstatsEntry::*part) {
   for (const auto& f : fields) {
     MetricFamily* family = nullptr;
-    for (const DiskstatsEntry* e : entries) {
-      const auto& stats = e->*part;
+    for (std::size_t i = 0; i < entries.size(); ++i) {
+      const auto& stats = entries[i]->*part;
       if (!stats) continue;
       if (!family) {
         family = &add_family(out, f.name, f.help, f.type);
         family->reserve(entries.size(), 16);
       }
-      add_sample(*family, convert((*stats).*f.member, f.unit), {{"device", e->device}});
+      family->add_rendered(convert((*stats).*f.member, f.unit), labels[i]);
     }
   }
 }
@@ -131,10 +132,13 @@ std::optional<std::string> DiskstatsCollector::collect(Families& out) {
   for (const auto& e : parsed.entries) {
     if (filter_->accepts(e.device)) kept.push_back(&e);
   }
-  emit(out, kIoFields, kept, &DiskstatsEntry::io);
-  emit(out, kDiscardFields, kept, &DiskstatsEntry::discard);
-  emit(out, kFlushFields, kept, &DiskstatsEntry::flush);
-  emit(out, kLegacyFields, kept, &DiskstatsEntry::legacy_partition);
+  std::vector<std::string> labels;
+  labels.reserve(kept.size());
+  for (const DiskstatsEntry* e : kept) labels.push_back(render_labels({{"device", e->device}}));
+  emit(out, kIoFields, kept, labels, &DiskstatsEntry::io);
+  emit(out, kDiscardFields, kept, labels, &DiskstatsEntry::discard);
+  emit(out, kFlushFields, kept, labels, &DiskstatsEntry::flush);
+  emit(out, kLegacyFields, kept, labels, &DiskstatsEntry::legacy_partition);
 
   auto& rejected = add_family(out, "diskperf_diskstats_rejected_lines",
                               "Lines of /proc/diskstats skipped as malformed in the last read.",

@@ -16,6 +16,8 @@ class LazyFamily {
       : out_(out), name_(std::move(name)), help_(std::move(help)), type_(type) {}
 
   void add(double value, LabelPairs labels) { add_sample(get(), value, labels); }
+  /// As MetricFamily::add_rendered.
+  void add_rendered(double value, std::string_view rendered_labels) { get().add_rendered(value, rendered_labels); }
   /// Room for `n` samples once the family exists (saves moving samples as it grows).
   void reserve(std::size_t n) { reserve_ = n; }
 

@@ -34,12 +34,12 @@ std::size_t utf8_sequence(std::string_view s, std::size_t i) {
   return n;
 }
 
-}  // namespace
-
-void MetricFamily::append_label(std::string_view name, std::string_view value) {
-  if (labels_.size() != open_at_) labels_ += ',';
-  labels_ += name;
-  labels_ += "=\"";
+// Appends name="value" to `out` (with a ',' first unless `first`), the value
+// escaped as the text format requires.
+void append_label_text(std::string& out, bool first, std::string_view name, std::string_view value) {
+  if (!first) out += ',';
+  out += name;
+  out += "=\"";
   // Runs without a character to escape are appended whole. A byte that is not
   // part of well-formed UTF-8 (a device name or model string can hold any
   // byte) is written as U+FFFD: the format requires UTF-8, and Prometheus
@@ -56,12 +56,30 @@ void MetricFamily::append_label(std::string_view name, std::string_view value) {
       escaped = "\xEF\xBF\xBD";  // U+FFFD REPLACEMENT CHARACTER
     }
     if (!escaped) continue;
-    labels_.append(value.data() + start, i - start);
-    labels_ += escaped;
+    out.append(value.data() + start, i - start);
+    out += escaped;
     start = i + 1;
   }
-  labels_.append(value.data() + start, value.size() - start);
-  labels_ += '"';
+  out.append(value.data() + start, value.size() - start);
+  out += '"';
+}
+
+}  // namespace
+
+std::string render_labels(LabelPairs labels) {
+  std::string out;
+  for (const auto& [k, v] : labels) append_label_text(out, out.empty(), k, v);
+  return out;
+}
+
+void MetricFamily::append_label(std::string_view name, std::string_view value) {
+  append_label_text(labels_, labels_.size() == open_at_, name, value);
+}
+
+void MetricFamily::add_rendered(double value, std::string_view rendered_labels) {
+  begin_sample();
+  labels_ += rendered_labels;
+  end_sample(value);
 }
 
 void MetricFamily::end_sample(double value) {

@@ -40,6 +40,10 @@ struct Distribution {
   std::vector<std::pair<double, double>> points;
 };
 
+/// `labels` as MetricFamily renders them (name="escaped value",...), for
+/// MetricFamily::add_rendered.
+std::string render_labels(LabelPairs labels);
+
 class MetricFamily {
  public:
   /// One sample: where its rendered labels are in labels_text(), and its
@@ -58,6 +62,10 @@ class MetricFamily {
   void add(double value, const std::vector<Label>& labels);
   /// Appends a histogram or summary sample (see Distribution).
   void add(Distribution d, const std::vector<Label>& labels);
+  /// Appends a counter, gauge or untyped sample whose labels render_labels
+  /// rendered: for labels shared by many families (a device's), rendered
+  /// once instead of once per family.
+  void add_rendered(double value, std::string_view rendered_labels);
 
   /// Room for `samples` samples with about `label_bytes` of rendered labels each.
   void reserve(std::size_t samples, std::size_t label_bytes = 24);

@@ -367,11 +367,14 @@ std::optional<std::string> QueueCollector::collect(Families& out) {
     std::erase_if(held_, [&](const auto& kv) { return !present.count(kv.first); });
   }
 
+  std::vector<std::string> labels;  // {device="..."} of rows[i], rendered once for all families
+  labels.reserve(rows.size());
+  for (const DeviceRow& r : rows) labels.push_back(render_labels({{"device", r.device}}));
   for (const Gauge& g : kGauges) {
     LazyFamily fam(out, g.name, g.help, MetricType::Gauge);
     fam.reserve(rows.size());
-    for (const DeviceRow& r : rows)
-      if (const auto& v = r.q.*g.field) fam.add(static_cast<double>(*v), {{"device", r.device}});
+    for (std::size_t i = 0; i < rows.size(); ++i)
+      if (const auto& v = rows[i].q.*g.field) fam.add_rendered(static_cast<double>(*v), labels[i]);
     if (g.field == &QueueSettings::size_bytes)
       for (const PartitionRow& p : partitions)
         if (p.size_bytes) fam.add(static_cast<double>(*p.size_bytes), {{"device", p.device}});

@@ -31,6 +31,27 @@ TEST_CASE("metric family: labels are rendered escaped once and read back unescap
         "x_bytes{model=\"a\\\"b\\\\c\\nd,e=\\\"f\",vendor=\"\"} 3\n");
 }
 
+TEST_CASE("metric family: labels rendered once (render_labels) give the samples add gives", "[exposition]") {
+  Families fs;
+  MetricFamily& a = add_family(fs, "a", "A.", prometheus::MetricType::Gauge);
+  MetricFamily& b = add_family(fs, "b", "B.", prometheus::MetricType::Gauge);
+  for (const char* dev : {"sda", "dm-0", "we\"ird\\na\nme", "bad\xff", ""}) {
+    a.add(7, {{"device", dev}, {"op", "read"}});
+    b.add_rendered(7, render_labels({{"device", dev}, {"op", "read"}}));
+  }
+  b.add_rendered(8, render_labels({}));
+  REQUIRE(a.size() == 5);
+  REQUIRE(b.size() == 6);
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    CHECK(b.rendered_labels(i) == a.rendered_labels(i));
+    CHECK(b.labels(i) == a.labels(i));
+    CHECK(b.samples()[i].value == 7);
+  }
+  CHECK(render_labels({{"device", "bad\xff"}}) == "device=\"bad\xEF\xBF\xBD\"");
+  CHECK(b.rendered_labels(5).empty());
+  CHECK(to_text(fs).find("\nb 8\n") != std::string::npos);
+}
+
 // Breaker finding: a label value is written as UTF-8 whatever bytes it held
 // (a device directory or model string can hold any byte); one invalid byte
 // made promtool and Prometheus reject the whole exposition ("invalid label value").
