@@ -1,5 +1,7 @@
 #include "collectors/diskstats_parser.h"
 
+#include <algorithm>
+
 #include <array>
 #include <charconv>
 #include <unordered_set>
@@ -71,7 +73,14 @@ std::optional<std::string> parse_line(std::string_view line, DiskstatsEntry& e) 
 
 DiskstatsParse parse_diskstats(std::string_view text) {
   DiskstatsParse out;
+  // One entry per line at most: room for them up front (a 1,300-line file made
+  // the vector grow, and copy itself, eleven times); capped, so that a huge
+  // file of garbage lines does not reserve gigabytes.
+  const auto lines = static_cast<std::size_t>(std::count(text.begin(), text.end(), '\n'));
+  const std::size_t expected = std::min<std::size_t>(lines + 1, 16384);
+  out.entries.reserve(expected);
   std::unordered_set<std::string> seen;
+  seen.reserve(expected);
   std::size_t line_no = 0;
   while (!text.empty()) {
     ++line_no;

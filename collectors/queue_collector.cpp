@@ -139,11 +139,22 @@ constexpr std::array<Gauge, 11> kGauges{{
     {"diskperf_disk_size_bytes", "Device size in bytes (size, in 512-byte sectors).", &QueueSettings::size_bytes},
 }};
 
+// A device's row: its live attributes (read now) and its static ones (cached
+// per identity), each QueueSettings with only its own fields set; pointers
+// into the scrape's listing and reads, valid until collect() returns.
 struct DeviceRow {
-  std::string device;
-  QueueSettings q;
+  const std::string* device;
+  const QueueSettings* live;
+  const QueueSettings* fixed;
   std::optional<std::uint64_t> hw_queues;
+  /// The field from whichever of live and fixed sets it.
+  template <typename T>
+  const std::optional<T>& get(std::optional<T> QueueSettings::*field) const {
+    return live->*field ? live->*field : fixed->*field;
+  }
 };
+
+std::string_view or_empty(const std::optional<std::string>& v) { return v ? std::string_view(*v) : ""; }
 
 struct PartitionRow {
   std::string device, disk, number;
@@ -278,7 +289,7 @@ std::optional<std::string> QueueCollector::collect(Families& out) {
     const std::shared_ptr<const QueueHeldFiles>& held = p.held;
     auto read = [&](std::size_t i) { return held ? held->read(i) : dir.read_file(held_name(i), kMaxAttrBytes); };
     Outcome& o = outcomes[k];
-    QueueSettings& q = o.q;  // the live fields; the static ones from the cache below
+    QueueSettings& q = o.q;  // the live fields; the static ones are in the cache (p.info)
     bool vanished = false;
     for (std::size_t i = kHeldFirstDynamic; i < kHeldCount; ++i) {
       if (p.device->is_virtual && parent_attr(held_name(i))) continue;
@@ -299,15 +310,6 @@ std::optional<std::string> QueueCollector::collect(Families& out) {
     }
     if (gone) return;
     o.gone = false;
-    const QueueSettings& fixed = p.info->settings;
-    q.max_hw_sectors_bytes = fixed.max_hw_sectors_bytes;
-    q.logical_block_size = fixed.logical_block_size;
-    q.physical_block_size = fixed.physical_block_size;
-    q.minimum_io_size = fixed.minimum_io_size;
-    q.optimal_io_size = fixed.optimal_io_size;
-    q.model = fixed.model;
-    q.vendor = fixed.vendor;
-    q.wwid = fixed.wwid;
 
     // Partitions: subdirectories of the disk's directory.
     auto parts = parts_of.find(dev);
@@ -358,7 +360,7 @@ std::optional<std::string> QueueCollector::collect(Families& out) {
     Outcome& o = outcomes[k];
     if (o.gone) continue;
     present.insert(pending[k].device->name);
-    rows.push_back({pending[k].device->name, std::move(o.q), pending[k].info->hw_queues});
+    rows.push_back({&pending[k].device->name, &o.q, &pending[k].info->settings, pending[k].info->hw_queues});
     for (PartitionRow& pr : o.partitions) partitions.push_back(std::move(pr));
   }
   {
@@ -369,12 +371,12 @@ std::optional<std::string> QueueCollector::collect(Families& out) {
 
   std::vector<std::string> labels;  // {device="..."} of rows[i], rendered once for all families
   labels.reserve(rows.size());
-  for (const DeviceRow& r : rows) labels.push_back(render_labels({{"device", r.device}}));
+  for (const DeviceRow& r : rows) labels.push_back(render_labels({{"device", *r.device}}));
   for (const Gauge& g : kGauges) {
     LazyFamily fam(out, g.name, g.help, MetricType::Gauge);
     fam.reserve(rows.size());
     for (std::size_t i = 0; i < rows.size(); ++i)
-      if (const auto& v = rows[i].q.*g.field) fam.add_rendered(static_cast<double>(*v), labels[i]);
+      if (const auto& v = rows[i].get(g.field)) fam.add_rendered(static_cast<double>(*v), labels[i]);
     if (g.field == &QueueSettings::size_bytes)
       for (const PartitionRow& p : partitions)
         if (p.size_bytes) fam.add(static_cast<double>(*p.size_bytes), {{"device", p.device}});
@@ -385,12 +387,13 @@ std::optional<std::string> QueueCollector::collect(Families& out) {
                  MetricType::Gauge);
   inflight.reserve(2 * rows.size());
   hwq.reserve(rows.size());
-  for (const DeviceRow& r : rows) {
-    if (r.q.inflight) {
-      inflight.add(static_cast<double>(r.q.inflight->reads), {{"device", r.device}, {"op", "read"}});
-      inflight.add(static_cast<double>(r.q.inflight->writes), {{"device", r.device}, {"op", "write"}});
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    const DeviceRow& r = rows[i];
+    if (const auto& in = r.get(&QueueSettings::inflight)) {
+      inflight.add(static_cast<double>(in->reads), {{"device", *r.device}, {"op", "read"}});
+      inflight.add(static_cast<double>(in->writes), {{"device", *r.device}, {"op", "write"}});
     }
-    if (r.hw_queues) hwq.add(static_cast<double>(*r.hw_queues), {{"device", r.device}});
+    if (r.hw_queues) hwq.add_rendered(static_cast<double>(*r.hw_queues), labels[i]);
   }
 
   if (!rows.empty()) {
@@ -403,15 +406,15 @@ std::optional<std::string> QueueCollector::collect(Families& out) {
                             MetricType::Gauge);
     info.reserve(rows.size(), 160);
     for (const DeviceRow& r : rows) {
-      auto lun = names.azure_lun.find(r.device);
-      auto ids = names.by_id.find(r.device);
+      auto lun = names.azure_lun.find(*r.device);
+      auto ids = names.by_id.find(*r.device);
       add_sample(info, 1,
-                 {{"device", r.device},
-                  {"scheduler", r.q.scheduler.value_or("")},
-                  {"write_cache", r.q.write_cache.value_or("")},
-                  {"model", r.q.model.value_or("")},
-                  {"vendor", r.q.vendor.value_or("")},
-                  {"wwid", r.q.wwid.value_or("")},
+                 {{"device", *r.device},
+                  {"scheduler", or_empty(r.get(&QueueSettings::scheduler))},
+                  {"write_cache", or_empty(r.get(&QueueSettings::write_cache))},
+                  {"model", or_empty(r.get(&QueueSettings::model))},
+                  {"vendor", or_empty(r.get(&QueueSettings::vendor))},
+                  {"wwid", or_empty(r.get(&QueueSettings::wwid))},
                   {"azure_lun", lun == names.azure_lun.end() ? "" : join(lun->second)},
                   {"by_id", ids == names.by_id.end() ? "" : join(ids->second)}});
     }
