@@ -123,8 +123,9 @@ DiskstatsCollector::DiskstatsCollector(HostPaths paths, std::shared_ptr<const De
     : paths_(std::move(paths)), filter_(std::move(filter)) {}
 
 std::optional<std::string> DiskstatsCollector::collect(Families& out) {
-  FileContent file = read_file(join_path(paths_.procfs, "diskstats"));
+  FileContent file = read_file(join_path(paths_.procfs, "diskstats"), 16u << 20, size_hint_.load());
   if (!file.ok()) return file.error;
+  size_hint_ = file.data.size() + file.data.size() / 16 + 256;
   DiskstatsParse parsed = parse_diskstats(file.data);
 
   std::vector<const DiskstatsEntry*> kept;

@@ -98,20 +98,28 @@ std::string join_path(std::string_view root, std::string_view rel) {
   return out;
 }
 
-FileContent read_file(const std::string& path, std::size_t max_bytes) {
+FileContent read_file(const std::string& path, std::size_t max_bytes, std::size_t size_hint) {
   // O_NONBLOCK: a FIFO planted where a file should be must not block the scrape.
   int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
   if (fd < 0) return failure("open", path, errno);
-  if (!is_regular(fd)) {
+  struct stat st {};
+  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
     ::close(fd);
     return not_regular(path);
   }
   FileContent out;
+  if (size_hint == 0 && st.st_size > 0) size_hint = static_cast<std::size_t>(st.st_size);
+  // One byte more than expected: the read that returns 0 at EOF fits.
+  if (size_hint > 0) out.data.reserve(std::min(size_hint, max_bytes) + 1);
   std::size_t chunk = 4096;
   for (;;) {
     std::size_t used = out.data.size();
     if (used >= max_bytes + 1) break;
-    std::size_t want = std::min(chunk, max_bytes + 1 - used);
+    // The room reserved first (its last byte takes the read that returns 0
+    // at EOF), then chunks that double.
+    const std::size_t room = out.data.capacity() - used;
+    std::size_t want = std::min(room > 0 ? room : chunk, max_bytes + 1 - used);
+    if (room == 0 && chunk < (1u << 20)) chunk *= 2;
     out.data.resize(used + want);
     ssize_t n = ::read(fd, out.data.data() + used, want);
     if (n < 0) {
@@ -125,7 +133,6 @@ FileContent read_file(const std::string& path, std::size_t max_bytes) {
     }
     out.data.resize(used + static_cast<std::size_t>(n));
     if (n == 0) break;
-    if (chunk < (1u << 20)) chunk *= 2;
   }
   ::close(fd);
   if (out.data.size() > max_bytes) {

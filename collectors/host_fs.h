@@ -43,8 +43,11 @@ std::string join_path(std::string_view root, std::string_view rel);
 
 /// Reads a file whole with read(2) until EOF (procfs and sysfs report size 0,
 /// so stat sizes are not trusted). Reads at most `max_bytes`; a longer file
-/// gives ReadStatus::too_large. Never throws.
-FileContent read_file(const std::string& path, std::size_t max_bytes = 16u << 20);
+/// gives ReadStatus::too_large. Never throws. `size_hint` (e.g. the size of
+/// the last read of the same file), or else a nonzero stat size, is the room
+/// made up front: a large file is read into one buffer instead of one that
+/// grows (and copies itself) in doubling chunks; any size is still read whole.
+FileContent read_file(const std::string& path, std::size_t max_bytes = 16u << 20, std::size_t size_hint = 0);
 
 /// Names in a directory, without "." and "..", unsorted. Empty when the
 /// directory is absent or unreadable; `status` (if given) says which.

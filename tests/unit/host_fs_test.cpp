@@ -132,3 +132,25 @@ TEST_CASE("host_fs: read_kept keeps one descriptor per file within the budget", 
   CHECK(by_path.read_kept("dm/name", budget).data == "vg-renamed\n");
   CHECK(budget->used() == 0);
 }
+
+TEST_CASE("host_fs: read_file reads a file whole whatever its size hint", "[host_fs]") {
+  TempDir dir;
+  std::string big;
+  for (int i = 0; big.size() < 300000; ++i) big += "line " + std::to_string(i) + "\n";
+  const std::string path = (dir.path / "big").string();
+  dir.write("big", big);
+  for (std::size_t hint : {std::size_t{0}, std::size_t{1}, std::size_t{4096}, big.size() - 1, big.size(),
+                           big.size() + 1, big.size() * 3}) {
+    INFO("hint " << hint);
+    FileContent f = read_file(path, 16u << 20, hint);
+    REQUIRE(f.ok());
+    CHECK(f.data == big);
+  }
+  // The limit still holds with a hint above it; procfs files (size 0 in stat) are read whole.
+  CHECK(read_file(path, 1000, big.size()).status == ReadStatus::too_large);
+  FileContent self = read_file("/proc/self/status", 16u << 20, 10);
+  REQUIRE(self.ok());
+  CHECK(self.data.find("VmRSS") != std::string::npos);
+  CHECK(self.data.back() == '\n');
+  CHECK(read_file(path, big.size(), big.size()).data == big);  // exactly at the limit
+}
