@@ -11,7 +11,6 @@
 #include <set>
 #include <system_error>
 #include <thread>
-#include <unordered_set>
 #include <vector>
 
 #include "collectors/lazy_family.h"
@@ -234,7 +233,7 @@ std::optional<std::string> QueueCollector::collect(Families& out) {
 
   std::vector<DeviceRow> rows;
   std::vector<PartitionRow> partitions;
-  std::unordered_set<std::string> present;
+  std::vector<std::string_view> present;  // names in the listing, valid while `listing` is held
   // Partitions by disk (the listing's are sorted by name).
   std::unordered_map<std::string_view, std::vector<std::string_view>> parts_of;
   for (const BlockDevices::Partition& p : listing->partitions) parts_of[p.disk].push_back(p.name);
@@ -359,14 +358,16 @@ std::optional<std::string> QueueCollector::collect(Families& out) {
   for (std::size_t k = 0; k < pending.size(); ++k) {
     Outcome& o = outcomes[k];
     if (o.gone) continue;
-    present.insert(pending[k].device->name);
+    present.push_back(pending[k].device->name);
     rows.push_back({&pending[k].device->name, &o.q, &pending[k].info->settings, pending[k].info->hw_queues});
     for (PartitionRow& pr : o.partitions) partitions.push_back(std::move(pr));
   }
   {
     std::lock_guard lock(mu_);
-    std::erase_if(cache_, [&](const auto& kv) { return !present.count(kv.first); });
-    std::erase_if(held_, [&](const auto& kv) { return !present.count(kv.first); });
+    std::sort(present.begin(), present.end());
+    auto absent = [&](const auto& kv) { return !std::binary_search(present.begin(), present.end(), kv.first); };
+    std::erase_if(cache_, absent);
+    std::erase_if(held_, absent);
   }
 
   std::vector<std::string> labels;  // {device="..."} of rows[i], rendered once for all families
