@@ -25,15 +25,15 @@ struct Context {
   std::string headers;  // "Name: value\r\n" lines from http_server_config.headers
 };
 
-// CivetWeb runs with keep-alive off (its default): it closes the connection
-// after every response, and every response says so (Connection: close), or an
-// HTTP/1.1 client would send its next request into the closed connection.
 // A response to HEAD has the headers of the GET response and no body (RFC 9110 9.3.2).
 bool is_head(mg_connection* conn) {
   const mg_request_info* ri = mg_get_request_info(conn);
   return ri && ri->request_method && std::string_view(ri->request_method) == "HEAD";
 }
 
+// CivetWeb runs with keep-alive off (its default): it closes the connection
+// after every response, and every response says so (Connection: close), or an
+// HTTP/1.1 client would send its next request into the closed connection.
 void send(const Context& ctx, mg_connection* conn, int status, const char* reason, const char* content_type,
           const std::string& body, const std::string& extra_headers = "") {
   mg_printf(conn,
