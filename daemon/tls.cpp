@@ -1,5 +1,7 @@
 #include "daemon/tls.h"
 
+#include <sys/stat.h>
+
 #include <stdexcept>
 
 #include "daemon/openssl_runtime.h"
@@ -50,6 +52,15 @@ void configure_server_ssl_ctx(void* ssl_ctx, const TlsServerConfig& tls) {
 }
 
 void check_tls_config(const TlsServerConfig& tls) {
+  // OpenSSL opens the files with fopen(): a FIFO blocked the start for ever
+  // (with SIGTERM blocked). A file that does not exist is left to OpenSSL's message.
+  for (const auto& [what, path] : {std::pair<const char*, const std::string&>{"cert_file", tls.cert_file},
+                                   {"key_file", tls.key_file}, {"client_ca_file", tls.client_ca_file}}) {
+    struct stat st {};
+    if (!path.empty() && ::stat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode)) {
+      throw std::runtime_error(std::string("TLS: ") + what + " " + path + " is not a regular file");
+    }
+  }
   const OpenSslApi& ssl = openssl();
   SSL_CTX* ctx = ssl.SSL_CTX_new(ssl.TLS_server_method());
   if (!ctx) throw std::runtime_error("TLS: SSL_CTX_new: " + openssl_error(ssl));

@@ -15,7 +15,8 @@ namespace diskperf {
 void configure_server_ssl_ctx(void* ssl_ctx, const TlsServerConfig& tls);
 
 /// Checks `tls` on a scratch context, so that a bad file is reported before
-/// the server starts. Throws as configure_server_ssl_ctx.
+/// the server starts. Throws as configure_server_ssl_ctx, and when a file is
+/// not a regular file (a FIFO would block OpenSSL's open).
 void check_tls_config(const TlsServerConfig& tls);
 
 }  // namespace diskperf

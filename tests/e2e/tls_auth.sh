@@ -82,6 +82,14 @@ if grep -E 'lib(ssl|crypto)\.so' "/proc/$EXPORTER_PID/maps"; then fail "OpenSSL 
 printf 'tls_server_config:\n  cert_file: /nonexistent.crt\n  key_file: /nonexistent.key\n' >missing.yml
 if "$DISKPERF_EXPORTER" --web.listen-address=127.0.0.1:0 --web.config.file missing.yml 2>err.txt; then fail "started with missing cert"; fi
 grep -q "TLS: cert_file /nonexistent.crt" err.txt || fail "unclear message: $(cat err.txt)"
+# A FIFO (or any file that is not a regular one) as cert_file or key_file: a
+# clear error, not a start that blocks forever in open() (SIGTERM is blocked
+# then: only SIGKILL ended it).
+mkfifo cert.fifo
+printf 'tls_server_config:\n  cert_file: %s\n  key_file: %s\n' "$E2E_TMP/cert.fifo" "$E2E_TMP/server.key" >fifo.yml
+rc=0; timeout -s KILL 10 "$DISKPERF_EXPORTER" --web.listen-address=127.0.0.1:0 --web.config.file fifo.yml 2>err.txt || rc=$?
+[ "$rc" = 1 ] || fail "FIFO cert_file: exit code $rc, not 1 (137: hung at start): $(cat err.txt)"
+grep -q "TLS: cert_file $E2E_TMP/cert.fifo is not a regular file" err.txt || fail "unclear message: $(cat err.txt)"
 printf 'basic_auth_users:\n  alice: plaintext\ntls_server_config:\n  min_version: TLS9\n' >bad.yml
 if "$DISKPERF_EXPORTER" --web.listen-address=127.0.0.1:0 --web.config.file bad.yml 2>err.txt; then fail "started with a bad web config"; fi
 grep -q "bad.yml:2:10: basic_auth_users.alice is not a bcrypt hash" err.txt || fail "unclear message: $(cat err.txt)"
