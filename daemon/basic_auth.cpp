@@ -13,7 +13,7 @@ namespace {
 
 std::string decode_base64(std::string_view in) {
   std::string out(in.size() / 4 * 3 + 3, '\0');
-  int n = openssl().EVP_DecodeBlock(reinterpret_cast<unsigned char*>(out.data()),
+  int n = libcrypto().EVP_DecodeBlock(reinterpret_cast<unsigned char*>(out.data()),
                           reinterpret_cast<const unsigned char*>(in.data()), static_cast<int>(in.size()));
   if (n < 0 || in.size() % 4 != 0) return {};
   std::size_t pad = 0;
@@ -25,14 +25,14 @@ std::string decode_base64(std::string_view in) {
 
 std::string sha256(std::string_view s) {
   unsigned char d[SHA256_DIGEST_LENGTH];
-  openssl().SHA256(reinterpret_cast<const unsigned char*>(s.data()), s.size(), d);
+  libcrypto().SHA256(reinterpret_cast<const unsigned char*>(s.data()), s.size(), d);
   return std::string(reinterpret_cast<char*>(d), sizeof d);
 }
 
 }  // namespace
 
 BasicAuth::BasicAuth(std::map<std::string, std::string> users) : users_(std::move(users)) {
-  if (enabled()) openssl();  // loaded now: a daemon that cannot load it fails at start, not at the first request
+  if (enabled()) libcrypto();  // loaded now: a daemon that cannot load it fails at start, not at the first request
 }
 
 bool BasicAuth::check(const char* header) const {
@@ -47,6 +47,8 @@ bool BasicAuth::check(const char* header) const {
   if (colon == std::string::npos) return false;
   std::string user = plain.substr(0, colon);
   std::string pass = plain.substr(colon + 1);
+  // crypt_r reads the password as a C string: "s3cret\0x" must not pass for "s3cret".
+  if (pass.find('\0') != std::string::npos) return false;
   auto it = users_.find(user);
   if (it == users_.end()) {
     // Spend a bcrypt check all the same, so that the answer time does not tell which users exist.
@@ -62,7 +64,7 @@ bool BasicAuth::check(const char* header) const {
   auto data = std::make_unique<crypt_data>();
   const char* got = crypt_r(pass.c_str(), it->second.c_str(), data.get());
   const std::string& want = it->second;
-  if (!got || std::strlen(got) != want.size() || openssl().CRYPTO_memcmp(got, want.data(), want.size()) != 0) return false;
+  if (!got || std::strlen(got) != want.size() || libcrypto().CRYPTO_memcmp(got, want.data(), want.size()) != 0) return false;
   std::lock_guard lock(mu_);
   if (verified_.size() > 1024) verified_.clear();
   verified_.insert(std::move(key));

@@ -14,8 +14,8 @@ namespace diskperf {
 
 class BasicAuth {
  public:
-  /// `users`: user name -> bcrypt hash. With any user, OpenSSL is loaded
-  /// here (openssl()); throws std::runtime_error when it cannot be.
+  /// `users`: user name -> bcrypt hash. With any user, libcrypto is loaded
+  /// here (libcrypto()); throws std::runtime_error when it cannot be.
   explicit BasicAuth(std::map<std::string, std::string> users);
   /// Whether authentication is configured at all.
   bool enabled() const { return !users_.empty(); }

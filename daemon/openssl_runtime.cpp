@@ -35,42 +35,54 @@ void resolve(void* lib, const char* lib_name, const char* name, F& fn) {
   fn = reinterpret_cast<F>(p);
 }
 
-std::unique_ptr<OpenSslApi> load() {
-  void* crypto = open_library(kLibCrypto);
-  void* ssl = open_library(kLibSsl);
-  auto api = std::make_unique<OpenSslApi>();
-#define DISKPERF_CRYPTO(f) resolve(crypto, kLibCrypto, #f, api->f)
-#define DISKPERF_SSL(f) resolve(ssl, kLibSsl, #f, api->f)
-  DISKPERF_CRYPTO(ERR_get_error);
-  DISKPERF_CRYPTO(ERR_error_string_n);
-  DISKPERF_CRYPTO(ERR_clear_error);
-  DISKPERF_CRYPTO(EVP_DecodeBlock);
-  DISKPERF_CRYPTO(SHA256);
-  DISKPERF_CRYPTO(CRYPTO_memcmp);
-  DISKPERF_SSL(TLS_server_method);
-  DISKPERF_SSL(SSL_CTX_new);
-  DISKPERF_SSL(SSL_CTX_free);
-  DISKPERF_SSL(SSL_CTX_ctrl);
-  DISKPERF_SSL(SSL_CTX_use_certificate_chain_file);
-  DISKPERF_SSL(SSL_CTX_use_PrivateKey_file);
-  DISKPERF_SSL(SSL_CTX_check_private_key);
-  DISKPERF_SSL(SSL_CTX_load_verify_locations);
-  DISKPERF_SSL(SSL_CTX_set_verify);
-  DISKPERF_SSL(SSL_CTX_set_session_id_context);
-#undef DISKPERF_CRYPTO
-#undef DISKPERF_SSL
-  return api;  // the handles are not closed: the functions stay valid for the process's life
+// Loads library `name` and resolves Api's functions with `resolve_all`, once.
+template <typename Api, typename Resolve>
+const Api& load_once(const char* name, Resolve resolve_all) {
+  static std::atomic<const Api*> loaded{nullptr};
+  static std::mutex mu;
+  if (const Api* api = loaded.load(std::memory_order_acquire)) return *api;
+  std::lock_guard lock(mu);
+  if (!loaded.load(std::memory_order_relaxed)) {
+    void* lib = open_library(name);
+    auto api = std::make_unique<Api>();
+    resolve_all(lib, *api);
+    // The handle is not closed: the functions stay valid for the process's life.
+    loaded.store(api.release(), std::memory_order_release);
+  }
+  return *loaded.load(std::memory_order_relaxed);
 }
 
 }  // namespace
 
-const OpenSslApi& openssl() {
-  static std::atomic<const OpenSslApi*> loaded{nullptr};
-  static std::mutex mu;
-  if (const OpenSslApi* api = loaded.load(std::memory_order_acquire)) return *api;
-  std::lock_guard lock(mu);
-  if (!loaded.load(std::memory_order_relaxed)) loaded.store(load().release(), std::memory_order_release);
-  return *loaded.load(std::memory_order_relaxed);
+const LibCryptoApi& libcrypto() {
+  return load_once<LibCryptoApi>(kLibCrypto, [](void* lib, LibCryptoApi& api) {
+#define DISKPERF_RESOLVE(f) resolve(lib, kLibCrypto, #f, api.f)
+    DISKPERF_RESOLVE(ERR_get_error);
+    DISKPERF_RESOLVE(ERR_error_string_n);
+    DISKPERF_RESOLVE(ERR_clear_error);
+    DISKPERF_RESOLVE(EVP_DecodeBlock);
+    DISKPERF_RESOLVE(SHA256);
+    DISKPERF_RESOLVE(CRYPTO_memcmp);
+#undef DISKPERF_RESOLVE
+  });
+}
+
+const LibSslApi& libssl() {
+  libcrypto();  // its errors are read through libcrypto's ERR_ functions
+  return load_once<LibSslApi>(kLibSsl, [](void* lib, LibSslApi& api) {
+#define DISKPERF_RESOLVE(f) resolve(lib, kLibSsl, #f, api.f)
+    DISKPERF_RESOLVE(TLS_server_method);
+    DISKPERF_RESOLVE(SSL_CTX_new);
+    DISKPERF_RESOLVE(SSL_CTX_free);
+    DISKPERF_RESOLVE(SSL_CTX_ctrl);
+    DISKPERF_RESOLVE(SSL_CTX_use_certificate_chain_file);
+    DISKPERF_RESOLVE(SSL_CTX_use_PrivateKey_file);
+    DISKPERF_RESOLVE(SSL_CTX_check_private_key);
+    DISKPERF_RESOLVE(SSL_CTX_load_verify_locations);
+    DISKPERF_RESOLVE(SSL_CTX_set_verify);
+    DISKPERF_RESOLVE(SSL_CTX_set_session_id_context);
+#undef DISKPERF_RESOLVE
+  });
 }
 
 }  // namespace diskperf

@@ -1,7 +1,7 @@
 #pragma once
-// OpenSSL, loaded when it is first needed: TLS (tls_server_config) and basic
-// authentication (basic_auth_users) use it; a daemon with neither never maps
-// libssl and libcrypto (1.7 MB of resident pages, 10% of the daemon's RSS on
+// OpenSSL, loaded when it is first needed: TLS (tls_server_config) uses libssl
+// and libcrypto, basic authentication (basic_auth_users) libcrypto alone; a
+// daemon with neither never maps libssl and libcrypto (1.7 MB of resident pages, 10% of the daemon's RSS on
 // a 1,200-device host; measured in bench/RESULTS.md). CivetWeb loads OpenSSL
 // the same way, by file name, when it starts a TLS listener.
 
@@ -13,17 +13,19 @@
 
 namespace diskperf {
 
-/// The OpenSSL functions the daemon calls, with the types of their
-/// declarations in the OpenSSL 3 headers it is built against.
-struct OpenSslApi {
-  // libcrypto
+/// The libcrypto functions the daemon calls (basic auth, TLS errors), with
+/// the types of their declarations in the OpenSSL 3 headers it is built against.
+struct LibCryptoApi {
   decltype(&::ERR_get_error) ERR_get_error;
   decltype(&::ERR_error_string_n) ERR_error_string_n;
   decltype(&::ERR_clear_error) ERR_clear_error;
   decltype(&::EVP_DecodeBlock) EVP_DecodeBlock;
   decltype(&::SHA256) SHA256;
   decltype(&::CRYPTO_memcmp) CRYPTO_memcmp;
-  // libssl
+};
+
+/// The libssl functions the daemon calls (TLS server context).
+struct LibSslApi {
   decltype(&::TLS_server_method) TLS_server_method;
   decltype(&::SSL_CTX_new) SSL_CTX_new;
   decltype(&::SSL_CTX_free) SSL_CTX_free;
@@ -36,11 +38,13 @@ struct OpenSslApi {
   decltype(&::SSL_CTX_set_session_id_context) SSL_CTX_set_session_id_context;
 };
 
-/// OpenSSL's functions, from libssl.so.3 and libcrypto.so.3 loaded at the
-/// first call (thread-safe; later calls return the same object, and the
-/// libraries stay loaded). Throws std::runtime_error naming the library or
-/// function and dlerror()'s reason when OpenSSL cannot be loaded; a later
-/// call tries again.
-const OpenSslApi& openssl();
+/// libcrypto.so.3's functions, the library loaded at the first call
+/// (thread-safe; later calls return the same object, and the library stays
+/// loaded). Throws std::runtime_error naming the library or function and
+/// dlerror()'s reason when it cannot be loaded; a later call tries again.
+const LibCryptoApi& libcrypto();
+
+/// libssl.so.3's functions (and libcrypto, which it needs), loaded as libcrypto() is.
+const LibSslApi& libssl();
 
 }  // namespace diskperf

@@ -9,20 +9,21 @@
 namespace diskperf {
 namespace {
 
-std::string openssl_error(const OpenSslApi& ssl) {
-  unsigned long e = ssl.ERR_get_error();
+std::string openssl_error() {
+  const LibCryptoApi& crypto = libcrypto();
+  unsigned long e = crypto.ERR_get_error();
   char buf[256];
-  ssl.ERR_error_string_n(e, buf, sizeof buf);
-  ssl.ERR_clear_error();
+  crypto.ERR_error_string_n(e, buf, sizeof buf);
+  crypto.ERR_clear_error();
   return buf;
 }
 
 }  // namespace
 
 void configure_server_ssl_ctx(void* ssl_ctx, const TlsServerConfig& tls) {
-  const OpenSslApi& ssl = openssl();
+  const LibSslApi& ssl = libssl();
   SSL_CTX* ctx = static_cast<SSL_CTX*>(ssl_ctx);
-  auto fail = [&](const std::string& what) { throw std::runtime_error("TLS: " + what + ": " + openssl_error(ssl)); };
+  auto fail = [&](const std::string& what) { throw std::runtime_error("TLS: " + what + ": " + openssl_error()); };
   // SSL_CTX_set_min_proto_version(ctx, v) is a macro for this call.
   if (ssl.SSL_CTX_ctrl(ctx, SSL_CTRL_SET_MIN_PROTO_VERSION, tls.min_version, nullptr) != 1) {
     fail("cannot set min_version");
@@ -61,9 +62,9 @@ void check_tls_config(const TlsServerConfig& tls) {
       throw std::runtime_error(std::string("TLS: ") + what + " " + path + " is not a regular file");
     }
   }
-  const OpenSslApi& ssl = openssl();
+  const LibSslApi& ssl = libssl();
   SSL_CTX* ctx = ssl.SSL_CTX_new(ssl.TLS_server_method());
-  if (!ctx) throw std::runtime_error("TLS: SSL_CTX_new: " + openssl_error(ssl));
+  if (!ctx) throw std::runtime_error("TLS: SSL_CTX_new: " + openssl_error());
   try {
     configure_server_ssl_ctx(ctx, tls);
   } catch (...) {

@@ -66,14 +66,21 @@ if curl -s --max-time 5 -o /dev/null --cacert ca.crt --cert client.crt --key cli
   fail "TLS 1.2 accepted below min_version TLS13"
 fi
 
-# OpenSSL is loaded only when needed: basic auth over plain HTTP loads libcrypto
-# (and works); a daemon without a web config maps neither libssl nor libcrypto.
+# OpenSSL is loaded only when needed: basic auth over plain HTTP loads libcrypto,
+# not libssl (and works, HEAD included); a daemon without a web config maps
+# neither libssl nor libcrypto.
 printf 'basic_auth_users:\n  alice: %s\n' "'$hash'" >auth.yml
 start_exporter --web.config.file "$E2E_TMP/auth.yml"
 url="http://127.0.0.1:$EXPORTER_PORT/metrics"
 [ "$(code "$url")" = 401 ] || fail "plain HTTP, no credentials: not 401"
 [ "$(code -u alice:s3cret "$url")" = 200 ] || fail "plain HTTP, right password: not 200"
+[ "$(code -I "$url")" = 401 ] || fail "HEAD without credentials: not 401"
+[ "$(code -I -u alice:s3cret "$url")" = 200 ] || fail "HEAD with the right password: not 200"
+# A password with a NUL byte after the right one (crypt_r stops at the NUL) is refused.
+nul_auth="Authorization: Basic $(printf 'alice:s3cret\0x' | base64)"
+[ "$(code -H "$nul_auth" "$url")" = 401 ] || fail "password with a NUL byte appended: not 401"
 grep -q 'libcrypto\.so' "/proc/$EXPORTER_PID/maps" || fail "basic auth without libcrypto mapped?"
+if grep -E 'libssl\.so' "/proc/$EXPORTER_PID/maps"; then fail "libssl mapped for basic auth without TLS"; fi
 start_exporter
 [ "$(code "http://127.0.0.1:$EXPORTER_PORT/metrics")" = 200 ] || fail "no web config: not 200"
 if grep -E 'lib(ssl|crypto)\.so' "/proc/$EXPORTER_PID/maps"; then fail "OpenSSL mapped without TLS or basic auth"; fi
