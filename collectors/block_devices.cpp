@@ -61,6 +61,11 @@ const BlockDevices::Partition* BlockDevices::Listing::find_partition(std::string
   return it != partitions.end() && it->name == name ? &*it : nullptr;
 }
 
+void BlockDevices::forget(const std::string& name, const HostDir* dir) {
+  std::lock_guard lock(mu_);
+  if (auto it = held_.find(name); it != held_.end() && it->second.dir.get() == dir) held_.erase(it);
+}
+
 std::size_t BlockDevices::held() const {
   std::lock_guard lock(mu_);
   return held_.size();

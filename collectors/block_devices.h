@@ -81,6 +81,12 @@ class BlockDevices {
   /// Lists /sys/block and /sys/class/block now. Thread-safe.
   Listing list();
 
+  /// Stops holding `dir` as `name`'s directory (when it is the one held): a
+  /// user found it removed (HostDir::unlinked) although the /sys/block entry
+  /// still has the inode it had (a file system that reuses inode numbers at
+  /// once, as tmpfs and ext4 trees do), so the next listing opens it anew.
+  void forget(const std::string& name, const HostDir* dir);
+
   /// Directory descriptors held now (for tests).
   std::size_t held() const;
 

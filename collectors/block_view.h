@@ -32,6 +32,8 @@ class BlockView {
 
   /// The /sys/block listing of this scrape (its error set when /sys/block cannot be listed).
   std::shared_ptr<const BlockDevices::Listing> devices();
+  /// See BlockDevices::forget.
+  void forget_held(const std::string& name, const HostDir* dir) { block_.forget(name, dir); }
   /// The volumes of this scrape's listing.
   std::shared_ptr<const VolumeScan> volumes();
   /// by-id and Azure LUN names by kernel name, re-read when <devfs>/disk/by-id or

@@ -303,6 +303,7 @@ std::optional<std::string> QueueCollector::collect(Families& out) {
     bool gone = vanished;
     if (!gone && held) {
       gone = dir.unlinked();
+      if (gone) view_->forget_held(dev, &dir);  // reopened at the next listing, should the path be back
     } else if (!gone) {
       ReadStatus again = dir.exists("dev");
       gone = again == ReadStatus::absent || again == ReadStatus::vanished;

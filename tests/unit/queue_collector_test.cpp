@@ -2,6 +2,7 @@
 
 #include <chrono>
 #include <filesystem>
+#include <fstream>
 #include <thread>
 
 #include "collectors/queue_collector.h"
@@ -204,6 +205,32 @@ TEST_CASE("queue: an unreadable /sys/block fails the collector; an empty one doe
   QueueCollector e(p, all());
   CHECK_FALSE(e.collect(out));
   CHECK(out.empty());
+}
+
+// Breaker finding: a device directory removed and copied back under the same
+// /sys/block link (whose inode number stays; tmpfs and ext4 trees reuse inode
+// numbers at once) stayed missing for good: the removed directory stayed held.
+TEST_CASE("queue: a held directory found removed is opened anew at the next scrape", "[queue]") {
+  TempDir tmp;
+  HostPaths p = copy_fixture("azure", tmp);
+  QueueCollector c(p, all());
+  CHECK(value(collect(c), "diskperf_disk_nr_requests", {{"device", "sdd"}}) == 254);
+  const std::filesystem::path sdd = std::filesystem::canonical(std::filesystem::path(p.sysfs) / "block/sdd");
+  const std::filesystem::path saved = tmp.path / "saved_sdd";
+  std::filesystem::copy(sdd, saved, std::filesystem::copy_options::recursive |
+                                        std::filesystem::copy_options::copy_symlinks);
+  std::filesystem::remove_all(sdd);
+  std::filesystem::copy(saved, sdd, std::filesystem::copy_options::recursive |
+                                        std::filesystem::copy_options::copy_symlinks);
+  std::ofstream(sdd / "queue/nr_requests") << "128\n";
+  // The scrape that finds the held directory removed leaves the device out (it cannot tell
+  // the copy from a new device yet); the next one reads the directory now at the path.
+  Families first = collect(c);
+  CHECK(count(first, "diskperf_disk_nr_requests", {{"device", "sdd"}}) == 0);
+  Families second = collect(c);
+  CHECK(value(second, "diskperf_disk_nr_requests", {{"device", "sdd"}}) == 128);
+  CHECK(value(second, "diskperf_disk_nr_requests", {{"device", "sdc"}}) == 2048);
+  CHECK(value(collect(c), "diskperf_disk_nr_requests", {{"device", "sdd"}}) == 128);
 }
 
 TEST_CASE("queue: held attribute files follow a replaced device directory and files that appear", "[queue]") {
