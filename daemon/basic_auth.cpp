@@ -13,8 +13,9 @@ namespace {
 
 std::string decode_base64(std::string_view in) {
   std::string out(in.size() / 4 * 3 + 3, '\0');
-  int n = libcrypto().EVP_DecodeBlock(reinterpret_cast<unsigned char*>(out.data()),
-                          reinterpret_cast<const unsigned char*>(in.data()), static_cast<int>(in.size()));
+  const int n = libcrypto().EVP_DecodeBlock(reinterpret_cast<unsigned char*>(out.data()),
+                                            reinterpret_cast<const unsigned char*>(in.data()),
+                                            static_cast<int>(in.size()));
   if (n < 0 || in.size() % 4 != 0) return {};
   std::size_t pad = 0;
   if (!in.empty() && in.back() == '=') ++pad;
@@ -32,7 +33,8 @@ std::string sha256(std::string_view s) {
 }  // namespace
 
 BasicAuth::BasicAuth(std::map<std::string, std::string> users) : users_(std::move(users)) {
-  if (enabled()) libcrypto();  // loaded now: a daemon that cannot load it fails at start, not at the first request
+  // Loaded now: a daemon that cannot load it fails at start, not at the first request.
+  if (enabled()) libcrypto();
 }
 
 bool BasicAuth::check(const char* header) const {
@@ -64,7 +66,9 @@ bool BasicAuth::check(const char* header) const {
   auto data = std::make_unique<crypt_data>();
   const char* got = crypt_r(pass.c_str(), it->second.c_str(), data.get());
   const std::string& want = it->second;
-  if (!got || std::strlen(got) != want.size() || libcrypto().CRYPTO_memcmp(got, want.data(), want.size()) != 0) return false;
+  if (!got || std::strlen(got) != want.size() || libcrypto().CRYPTO_memcmp(got, want.data(), want.size()) != 0) {
+    return false;
+  }
   std::lock_guard lock(mu_);
   if (verified_.size() > 1024) verified_.clear();
   verified_.insert(std::move(key));
