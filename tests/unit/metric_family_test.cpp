@@ -33,8 +33,10 @@ TEST_CASE("metric family: labels are rendered escaped once and read back unescap
 
 TEST_CASE("metric family: labels rendered once (render_labels) give the samples add gives", "[exposition]") {
   Families fs;
-  MetricFamily& a = add_family(fs, "a", "A.", prometheus::MetricType::Gauge);
-  MetricFamily& b = add_family(fs, "b", "B.", prometheus::MetricType::Gauge);
+  add_family(fs, "a", "A.", prometheus::MetricType::Gauge);
+  add_family(fs, "b", "B.", prometheus::MetricType::Gauge);
+  MetricFamily& a = fs[0];  // taken after both are added: adding may move the families
+  MetricFamily& b = fs[1];
   for (const char* dev : {"sda", "dm-0", "we\"ird\\na\nme", "bad\xff", ""}) {
     a.add(7, {{"device", dev}, {"op", "read"}});
     b.add_rendered(7, render_labels({{"device", dev}, {"op", "read"}}));
