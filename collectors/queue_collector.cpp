@@ -38,64 +38,10 @@ constexpr std::array<const char*, 9> kDynamicAttrs{
 
 constexpr std::size_t kMaxAttrBytes = 4096;
 
-// Files kept open per device: diskseq (identity), then kDynamicAttrs. `dev`
-// comes from the listing (BlockDevices::Device::dev(): read once for a held
-// directory).
-constexpr std::size_t kHeldDiskseq = 0, kHeldFirstDynamic = 1;
-constexpr std::size_t kHeldCount = kHeldFirstDynamic + kDynamicAttrs.size();
-const char* held_name(std::size_t i) { return i == kHeldDiskseq ? "diskseq" : kDynamicAttrs[i - kHeldFirstDynamic]; }
-
 // An attribute of the parent device (device/queue_depth, device/model, ...): a
 // virtual device (BlockDevices::Device::is_virtual) has none, so it is not
 // looked for there (an open that fails at every scrape).
 bool parent_attr(std::string_view name) { return name.starts_with("device/"); }
-
-}  // namespace
-
-// Descriptors of one device's files, opened together when its directory
-// (held by BlockDevices) is first seen; immutable after, so scrapes running
-// at once can share it. -1: the file was absent then (it is read by opening
-// it, so it is seen when it appears).
-class QueueHeldFiles {
- public:
-  /// `budget` has already given kHeldCount descriptors; those not opened are
-  /// given back at once, the others when this object goes. `is_virtual`: the
-  /// parent device's attributes (parent_attr) are not opened.
-  QueueHeldFiles(std::shared_ptr<const HostDir> dir, std::shared_ptr<FdBudget> budget, bool is_virtual)
-      : dir_(std::move(dir)), budget_(std::move(budget)) {
-    fds_.fill(-1);
-    for (std::size_t i = 0; i < kHeldCount; ++i) {
-      if (is_virtual && parent_attr(held_name(i))) continue;
-      fds_[i] = dir_->open_file(held_name(i));
-      if (fds_[i] >= 0) ++opened_;
-    }
-    budget_->give_back(static_cast<long>(kHeldCount) - opened_);
-  }
-  ~QueueHeldFiles() {
-    for (int fd : fds_)
-      if (fd >= 0) ::close(fd);
-    budget_->give_back(opened_);
-  }
-  QueueHeldFiles(const QueueHeldFiles&) = delete;
-  QueueHeldFiles& operator=(const QueueHeldFiles&) = delete;
-
-  bool same_directory(const std::shared_ptr<const HostDir>& dir) const { return dir == dir_; }
-
-  /// File i read now: from its held descriptor, or by opening it (never
-  /// called for a parent attribute of a virtual device).
-  FileContent read(std::size_t i) const {
-    if (fds_[i] < 0) return dir_->read_file(held_name(i), kMaxAttrBytes);
-    return read_open_file(fds_[i], dir_->path(), held_name(i), kMaxAttrBytes);
-  }
-
- private:
-  std::shared_ptr<const HostDir> dir_;
-  std::shared_ptr<FdBudget> budget_;
-  std::array<int, kHeldCount> fds_;
-  long opened_ = 0;
-};
-
-namespace {
 
 // Reads `names` below `dir` into `out`; a virtual device's parent attributes are skipped.
 void read_attrs(const HostDir& dir, const char* const* names, std::size_t n, bool is_virtual, SysfsAttrs& out) {
@@ -183,23 +129,6 @@ QueueCollector::QueueCollector(std::shared_ptr<BlockView> view, std::shared_ptr<
 QueueCollector::QueueCollector(const HostPaths& paths, std::shared_ptr<const DeviceFilter> filter)
     : QueueCollector(std::make_shared<BlockView>(paths, nullptr), std::move(filter)) {}
 
-std::shared_ptr<const QueueHeldFiles> QueueCollector::held_files(const std::string& device,
-                                                                 const std::shared_ptr<const HostDir>& dir,
-                                                                 bool is_virtual) {
-  if (!dir->ok()) return nullptr;
-  {
-    std::lock_guard lock(mu_);
-    auto it = held_.find(device);
-    if (it != held_.end() && it->second->same_directory(dir)) return it->second;
-    if (it != held_.end()) held_.erase(it);  // a new directory: the device was replaced
-  }
-  if (!view_->fd_budget()->try_take(static_cast<long>(kHeldCount))) return nullptr;
-  auto files = std::make_shared<const QueueHeldFiles>(dir, view_->fd_budget(), is_virtual);
-  std::lock_guard lock(mu_);
-  held_[device] = files;
-  return files;
-}
-
 std::size_t QueueCollector::static_reads() const {
   std::lock_guard lock(mu_);
   return static_reads_;
@@ -237,12 +166,17 @@ std::optional<std::string> QueueCollector::collect(Families& out) {
   // Partitions by disk (the listing's are sorted by name).
   std::unordered_map<std::string_view, std::vector<std::string_view>> parts_of;
   for (const BlockDevices::Partition& p : listing->partitions) parts_of[p.disk].push_back(p.name);
-  // Two passes: first what outlives the scrape (held files, cached static
-  // attributes: allocated together, so the memory freed after the scrape is
-  // not pinned by them), then the live reads.
+  // A device's attribute, through a descriptor its held directory keeps
+  // (HostDir::read_kept: opened at the first read, read again with pread at
+  // every scrape, closed with the directory); a directory that is not held
+  // reads it by path.
+  const std::shared_ptr<FdBudget>& budget = view_->fd_budget();
+  auto read_attr = [&](const HostDir& dir, const char* name) { return dir.read_kept(name, budget, kMaxAttrBytes); };
+  // Two passes: first what outlives the scrape (cached static attributes:
+  // allocated together, so the memory freed after the scrape is not pinned by
+  // them), then the live reads.
   struct Pending {
     const BlockDevices::Device* device;
-    std::shared_ptr<const QueueHeldFiles> held;
     std::shared_ptr<const StaticInfo> info;
   };
   std::vector<Pending> pending;
@@ -252,12 +186,6 @@ std::optional<std::string> QueueCollector::collect(Families& out) {
     if (!filter_->accepts(dev)) continue;
     if (before_read_) before_read_(dev);
     const HostDir& dir = *d.dir;
-    // Files are held only for a held directory (the same object at every scrape).
-    std::shared_ptr<const QueueHeldFiles> held = d.held ? held_files(dev, d.dir, d.is_virtual) : nullptr;
-    if (!d.held) {  // files held on an earlier directory of this name belong to a replaced device
-      std::lock_guard lock(mu_);
-      held_.erase(dev);
-    }
     // Identity: major:minor, plus the disk sequence number (5.15+) that
     // changes whenever new media or a new backing file is attached, plus the
     // /sys/block entry's inode (a new device under the same name and number,
@@ -266,10 +194,10 @@ std::optional<std::string> QueueCollector::collect(Families& out) {
     if (devno.status == ReadStatus::absent || devno.status == ReadStatus::vanished) continue;  // gone
     std::string identity;
     if (devno.ok() && !trim_attr(devno.data).empty()) {
-      FileContent seq = held ? held->read(kHeldDiskseq) : dir.read_file(held_name(kHeldDiskseq), kMaxAttrBytes);
+      FileContent seq = read_attr(dir, "diskseq");
       identity = trim_attr(devno.data) + "|" + (seq.ok() ? trim_attr(seq.data) : "") + "|" + std::to_string(d.ino);
     }
-    pending.push_back({&d, std::move(held), static_info(dev, dir, d.is_virtual, identity)});
+    pending.push_back({&d, static_info(dev, dir, d.is_virtual, identity)});
   }
   // The live reads, device by device, on up to read_threads_ threads taking
   // runs of devices in turn; each device's outcome has its own slot, and
@@ -285,15 +213,13 @@ std::optional<std::string> QueueCollector::collect(Families& out) {
     const Pending& p = pending[k];
     const std::string& dev = p.device->name;
     const HostDir& dir = *p.device->dir;
-    const std::shared_ptr<const QueueHeldFiles>& held = p.held;
-    auto read = [&](std::size_t i) { return held ? held->read(i) : dir.read_file(held_name(i), kMaxAttrBytes); };
     Outcome& o = outcomes[k];
     QueueSettings& q = o.q;  // the live fields; the static ones are in the cache (p.info)
     bool vanished = false;
-    for (std::size_t i = kHeldFirstDynamic; i < kHeldCount; ++i) {
-      if (p.device->is_virtual && parent_attr(held_name(i))) continue;
-      FileContent f = read(i);
-      if (f.ok()) parse_queue_attr(held_name(i), f.data, q);
+    for (const char* name : kDynamicAttrs) {
+      if (p.device->is_virtual && parent_attr(name)) continue;
+      FileContent f = read_attr(dir, name);
+      if (f.ok()) parse_queue_attr(name, f.data, q);
       vanished = vanished || f.status == ReadStatus::vanished;
     }
     // Gone while it was read: no series, no cache entry (nothing stale). A
@@ -301,7 +227,7 @@ std::optional<std::string> QueueCollector::collect(Families& out) {
     // once the device is removed, and another file system reports the removed
     // directory itself (one fstat instead of a path lookup of `dev`).
     bool gone = vanished;
-    if (!gone && held) {
+    if (!gone && p.device->held) {
       gone = dir.unlinked();
       if (gone) view_->forget_held(dev, &dir);  // reopened at the next listing, should the path be back
     } else if (!gone) {
@@ -368,7 +294,6 @@ std::optional<std::string> QueueCollector::collect(Families& out) {
     std::sort(present.begin(), present.end());
     auto absent = [&](const auto& kv) { return !std::binary_search(present.begin(), present.end(), kv.first); };
     std::erase_if(cache_, absent);
-    std::erase_if(held_, absent);
   }
 
   std::vector<std::string> labels;  // {device="..."} of rows[i], rendered once for all families

@@ -9,18 +9,19 @@
 // Cost per scrape: the /sys/block and /sys/class/block listings shared with
 // the topology and tier collectors (collectors/block_view.h: device
 // directories held open, partitions from class/block), then about a dozen
-// small reads per device (the live ones on `read_threads` threads). `dev` comes from the listing (read once per held
-// directory, BlockDevices::Device::dev()). The live attribute files and
-// `diskseq` are kept open between scrapes and read again with pread(2) at offset 0 (sysfs
-// produces the value anew on every such read); they are reopened when the
-// device's directory is a new one (a new /sys/block entry: the device went
-// away and came back), and a file that was absent is looked for again at
-// every scrape, except the parent device's attributes (device/queue_depth,
+// small reads per device (the live ones on `read_threads` threads). `dev`
+// comes from the listing (read once per held directory,
+// BlockDevices::Device::dev()). The live attribute files and `diskseq` are
+// kept open by the device's held directory (HostDir::read_kept) and read
+// again with pread(2) at offset 0 (sysfs produces the value anew on every
+// such read); they go with the directory, so a new directory (a new
+// /sys/block entry: the device went away and came back) opens them anew, and
+// a file that was absent is looked for again at every scrape, except the parent device's attributes (device/queue_depth,
 // device/model, ...) of a virtual device (dm, md, loop, zram: a /sys/block
 // link into /sys/devices/virtual), which has no parent device: those are
 // never read. Held descriptors (directories and files) stay within the
-// BlockView's FdBudget (3/4 of RLIMIT_NOFILE less 256); devices beyond it
-// are read by opening each file. Cost on the
+// BlockView's FdBudget (3/4 of RLIMIT_NOFILE less 256); files beyond it
+// are read by opening them. Cost on the
 // kernel side: one open file (and its seq_file page) per attribute. The links
 // under <devfs>/disk/by-id and <devfs>/disk/azure/scsi1 are re-read only when
 // those directories change (their inode, mtime or ctime; a link cannot change
@@ -44,9 +45,6 @@
 #include "collectors/queue_parser.h"
 
 namespace diskperf {
-
-/// Open descriptors of one device's live attribute files (queue_collector.cpp).
-class QueueHeldFiles;
 
 class QueueCollector final : public Collector {
  public:
@@ -91,10 +89,6 @@ class QueueCollector final : public Collector {
   mutable std::mutex mu_;
   std::unordered_map<std::string, std::shared_ptr<const StaticInfo>> cache_;
   std::size_t static_reads_ = 0;
-  /// The device's held attribute files, (re)opened when its directory is new.
-  std::shared_ptr<const QueueHeldFiles> held_files(const std::string& device,
-                                                   const std::shared_ptr<const HostDir>& dir, bool is_virtual);
-  std::unordered_map<std::string, std::shared_ptr<const QueueHeldFiles>> held_;  ///< guarded by mu_
 };
 
 }  // namespace diskperf
