@@ -9,10 +9,9 @@
 #include <map>
 #include <unordered_map>
 #include <set>
-#include <system_error>
-#include <thread>
 #include <vector>
 
+#include "collectors/large_stack.h"
 #include "collectors/lazy_family.h"
 #include "collectors/metric_families.h"
 #include "collectors/stable_names.h"
@@ -256,29 +255,20 @@ std::optional<std::string> QueueCollector::collect(Families& out) {
   // slowed down leaves its share to the others).
   const std::size_t run = std::clamp<std::size_t>(pending.size() / (8 * read_threads_), 1, 64);
   const std::size_t runs = (pending.size() + run - 1) / run;
-  std::atomic<std::size_t> next_run{0};
   std::mutex failed_mu;
-  std::exception_ptr failed;  // the first exception of any thread, thrown from here once all have stopped
-  auto work = [&] {
+  std::exception_ptr failed;  // the first exception of any run, thrown from here once all have stopped
+  run_spread(runs, read_threads_, [&](std::size_t r) {
     try {
-      for (std::size_t r; (r = next_run.fetch_add(1)) < runs;)
-        for (std::size_t k = r * run; k < std::min(pending.size(), (r + 1) * run); ++k) read_device(k);
+      {
+        std::lock_guard lock(failed_mu);
+        if (failed) return;  // the runs left are skipped
+      }
+      for (std::size_t k = r * run; k < std::min(pending.size(), (r + 1) * run); ++k) read_device(k);
     } catch (...) {
-      next_run = runs;  // the others stop at their next run
       std::lock_guard lock(failed_mu);
       if (!failed) failed = std::current_exception();
     }
-  };
-  std::vector<std::thread> helpers;
-  for (std::size_t t = 1; t < read_threads_ && t < runs; ++t) {
-    try {
-      helpers.emplace_back(work);
-    } catch (const std::system_error&) {
-      break;  // no thread to be had: the others do its share
-    }
-  }
-  work();
-  for (std::thread& t : helpers) t.join();
+  });
   if (failed) std::rethrow_exception(failed);
 
   rows.reserve(pending.size());

@@ -6,7 +6,7 @@
 #include <spdlog/spdlog.h>
 
 #include "collectors/metric_families.h"
-#include "daemon/large_stack.h"
+#include "collectors/large_stack.h"
 #include "version.h"
 
 namespace diskperf {

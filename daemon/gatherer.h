@@ -29,7 +29,7 @@ class Gatherer final {
   /// (Collector::runs_apart) and took at least kApartSeconds at its last run
   /// runs beside the others, on up to `scrape_threads` threads in all (the
   /// calling one and threads started per scrape, with 8 MiB stacks:
-  /// daemon/large_stack.h); 1 runs all one after the other.
+  /// collectors/large_stack.h); 1 runs all one after the other.
   explicit Gatherer(std::vector<std::unique_ptr<Collector>> collectors,
                     std::shared_ptr<ScrapeEpoch> epoch = nullptr, std::size_t scrape_threads = 1);
 

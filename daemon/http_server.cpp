@@ -12,7 +12,7 @@
 
 #include "daemon/basic_auth.h"
 #include "daemon/exposition.h"
-#include "daemon/large_stack.h"
+#include "collectors/large_stack.h"
 #include "daemon/process_setup.h"
 #include "daemon/tls.h"
 

@@ -1,4 +1,4 @@
-#include "daemon/large_stack.h"
+#include "collectors/large_stack.h"
 
 #include <pthread.h>
 
