@@ -1,11 +1,12 @@
 #pragma once
 // Threads with room for deep recursion. Debian's CivetWeb runs handlers on
 // worker threads with 100 KiB stacks (built with USE_STACK_SIZE=102400).
-// Gathering and reloading recurse deeper than that on legal input: libstdc++'s
-// std::regex compiles and matches recursively, and a configured device regex
-// with 400 nested groups overflowed a worker's stack at every scrape
-// (SIGSEGV). So that work runs on threads with 8 MiB stacks (the main
-// thread's usual size). A thread start costs ~50 us.
+// Gathering and reloading can recurse deeper than that on legal input:
+// yaml-cpp parses recursively (a reload), and when device regexes were
+// libstdc++'s std::regex (recursive; RE2 now) one with 400 nested groups
+// overflowed a worker's stack at every scrape (SIGSEGV). So that work runs on
+// threads with 8 MiB stacks (the main thread's usual size), and a collector
+// may recurse as deep as on the main thread. A thread start costs ~50 us.
 
 #include <cstddef>
 #include <functional>

@@ -1,8 +1,8 @@
 #include "config/config.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
-#include <regex>
 #include <set>
 
 #include <yaml-cpp/yaml.h>
@@ -32,7 +32,7 @@ class Validator {
     }
     try {
       compile_device_regex(n.Scalar());
-    } catch (const std::regex_error& e) {
+    } catch (const RegexError& e) {
       error(n, where + " is not a valid regular expression: " + e.what());
       return std::nullopt;
     }
@@ -82,8 +82,11 @@ std::optional<ProbeJob> parse_probe(const YAML::Node& n, Validator& v, std::set<
 
   if (auto name = scalar("name")) {
     job.name = *name;
-    static const std::regex ok("[A-Za-z0-9_.-]+");
-    if (!std::regex_match(job.name, ok)) v.error(n["name"], "probe name '" + job.name + "' must match [A-Za-z0-9_.-]+");
+    const bool ok = !job.name.empty() && std::all_of(job.name.begin(), job.name.end(), [](char c) {
+      return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_' || c == '.' ||
+             c == '-';
+    });
+    if (!ok) v.error(n["name"], "probe name '" + job.name + "' must match [A-Za-z0-9_.-]+");
     else if (!names.insert(job.name).second) v.error(n["name"], "duplicate probe name '" + job.name + "'");
   } else {
     v.error(n, "a probe needs a name");

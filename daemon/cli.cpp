@@ -4,7 +4,6 @@
 
 #include <CLI/CLI.hpp>
 
-#include <regex>
 
 #include "version.h"
 
@@ -62,7 +61,7 @@ ParsedCommandLine parse_command_line(int argc, const char* const* argv) {
     try {
       compile_device_regex(re);
       return "";
-    } catch (const std::regex_error& e) {
+    } catch (const RegexError& e) {
       return std::string("invalid regular expression: ") + e.what();
     }
   };

@@ -17,7 +17,7 @@ namespace diskperf {
 /// setting in the config). The probe jobs of `config` are applied to
 /// `probes`, which lives across reloads so that unchanged jobs keep running
 /// and keep their counters. Regexes must already be validated (CLI check
-/// and config validation); throws std::regex_error otherwise. The queue,
+/// and config validation); throws RegexError otherwise. The queue,
 /// topology and tier collectors share one BlockView (collectors/block_view.h)
 /// that reads /sys/block once per `epoch` (the Gatherer's; may be null).
 /// `scrape_threads`: the Gatherer's; the queue collector reads its devices'
