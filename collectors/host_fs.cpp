@@ -267,8 +267,12 @@ FileContent HostDir::read_kept(std::string_view rel, const std::shared_ptr<FdBud
   {
     std::lock_guard lock(kept_mu_);
     if (kept_) {
-      for (const auto& [name, f] : kept_->files)
-        if (name == rel) fd = f;
+      for (const auto& [name, f] : kept_->files) {
+        if (name == rel) {
+          fd = f;
+          break;
+        }
+      }
     }
     if (fd < 0 && fd_ >= 0 && budget && budget->try_take(1)) {
       fd = open_file(rel);

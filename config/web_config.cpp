@@ -25,6 +25,7 @@ struct Errors {
       return out;
     }
     for (const auto& kv : n) {
+      if (!check_key(list, kv.first, where)) continue;
       if (out.count(kv.first.Scalar())) add(kv.first, "duplicate key '" + kv.first.Scalar() + "' in " + where);
       else if (!kv.second.IsScalar()) add(kv.second, where + "." + kv.first.Scalar() + " must be a string");
       else out[kv.first.Scalar()] = kv.second.Scalar();

@@ -89,6 +89,24 @@ TEST_CASE("web config: an empty user name and a stray mapping do not throw (fuzz
   CHECK_FALSE(c.config);
 }
 
+TEST_CASE("config: a key that is not a name says so, at the key", "[config][bad-input]") {
+  // Was "unknown key '' in collectors" for all three.
+  auto messages = [](const ConfigResult& r) {
+    std::vector<std::string> out;
+    for (const auto& e : r.errors) out.push_back(std::to_string(e.line) + ":" + std::to_string(e.column) + " " + e.message);
+    return out;
+  };
+  CHECK(messages(parse_config("collectors:\n  : x\n")) == std::vector<std::string>{"2:3 a null key in collectors"});
+  CHECK(messages(parse_config("collectors:\n  ? [a, b]\n  : x\n")) ==
+        std::vector<std::string>{"2:5 a sequence as a key in collectors"});
+  CHECK(messages(parse_config("collectors:\n  ? {a: b}\n  : x\n")) ==
+        std::vector<std::string>{"2:5 a mapping as a key in collectors"});
+  auto w = parse_web_config("http_server_config:\n  headers:\n    : deny\n");
+  CHECK_FALSE(w.config);
+  REQUIRE(w.errors.size() == 1);
+  CHECK(w.errors[0].message == "a null key in http_server_config.headers");
+}
+
 TEST_CASE("config: a key given twice in a mapping is an error, with its position", "[config][bad-input]") {
   // YAML forbids duplicate keys; yaml-cpp would silently use the first one.
   auto c = parse_config("probes:\n  - name: p\n    target: /dev/sdc\n    bs: 4k\n    bs: 1M\n");
