@@ -261,14 +261,14 @@ FileContent read_open_file(int fd, std::string_view dir, std::string_view rel, s
   return read_small(fd, max_bytes, [&] { return join_path(dir, rel); });
 }
 
-FileContent HostDir::read_kept(std::string_view rel, const std::shared_ptr<FdBudget>& budget,
+FileContent HostDir::read_kept(const char* rel, const std::shared_ptr<FdBudget>& budget,
                                std::size_t max_bytes) const {
   int fd = -1;
   {
     std::lock_guard lock(kept_mu_);
     if (kept_) {
       for (const auto& [name, f] : kept_->files) {
-        if (name == rel) {
+        if (name == rel || std::strcmp(name, rel) == 0) {
           fd = f;
           break;
         }
@@ -284,7 +284,7 @@ FileContent HostDir::read_kept(std::string_view rel, const std::shared_ptr<FdBud
         return failure("open", join_path(path_, rel), err);
       } else {
         if (!kept_) kept_ = std::make_unique<Kept>(Kept{budget, {}});
-        kept_->files.emplace_back(std::string(rel), fd);
+        kept_->files.emplace_back(rel, fd);
       }
     }
   }

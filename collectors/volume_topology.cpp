@@ -13,7 +13,7 @@ constexpr int kMaxDepth = 16;  // stacks deeper than this are cut (and loops can
 
 // A volume attribute read at every scrape: through a descriptor kept by a
 // held directory (HostDir::read_kept), else by opening it.
-std::optional<std::string> read_attr(const BlockDevices::Device& d, std::string_view rel,
+std::optional<std::string> read_attr(const BlockDevices::Device& d, const char* rel,
                                      const std::shared_ptr<FdBudget>& budget) {
   FileContent f = d.held && budget ? d.dir->read_kept(rel, budget, kMaxAttrBytes) : d.dir->read_file(rel, kMaxAttrBytes);
   if (!f.ok()) return std::nullopt;

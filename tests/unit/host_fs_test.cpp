@@ -107,6 +107,9 @@ TEST_CASE("host_fs: read_kept keeps one descriptor per file within the budget", 
     tmp.write("dm/name", "vg-renamed\n");  // in place, as sysfs produces a new text
     CHECK(dir.read_kept("dm/name", budget).data == "vg-renamed\n");
     CHECK(budget->used() == 1);  // the same descriptor
+    static const char same_name[] = "dm/name";  // another array: found by its text, not its address
+    CHECK(dir.read_kept(same_name, budget).data == "vg-renamed\n");
+    CHECK(budget->used() == 1);
     // A second file does not fit the budget: read by opening it, every time.
     tmp.write("dm/uuid", "LVM-abc\n");
     CHECK(dir.read_kept("dm/uuid", budget).data == "LVM-abc\n");
