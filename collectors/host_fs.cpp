@@ -267,12 +267,15 @@ FileContent HostDir::read_kept(const char* rel, const std::shared_ptr<FdBudget>&
   {
     std::lock_guard lock(kept_mu_);
     if (kept_) {
+      // By address first (callers pass the same literal every time), then by text.
       for (const auto& [name, f] : kept_->files) {
-        if (name == rel || std::strcmp(name, rel) == 0) {
+        if (name == rel) {
           fd = f;
           break;
         }
       }
+      for (std::size_t i = 0; fd < 0 && i < kept_->files.size(); ++i)
+        if (std::strcmp(kept_->files[i].first, rel) == 0) fd = kept_->files[i].second;
     }
     if (fd < 0 && fd_ >= 0 && budget && budget->try_take(1)) {
       fd = open_file(rel);
