@@ -30,9 +30,9 @@ struct RegexError : std::invalid_argument {
   using std::invalid_argument::invalid_argument;
 };
 
-/// Compiles a device regex: RE2 syntax (https://github.com/google/re2/wiki/Syntax), which is
-/// Go's regexp syntax, as node_exporter's and Prometheus' regex flags use; no back-references
-/// or look-arounds. RE2 matches in time linear in the name, so no pattern can hold a scrape.
+/// Compiles a device regex: RE2 syntax (https://github.com/google/re2/wiki/Syntax), nearly that
+/// of Go's regexp, which node_exporter's and Prometheus' regex flags use (Go also refuses \C and
+/// takes (?<name>...)); no back-references or look-arounds. RE2 matches in time linear in the name, so no pattern can hold a scrape.
 /// Throws RegexError.
 std::shared_ptr<const re2::RE2> compile_device_regex(const std::string& pattern);
 

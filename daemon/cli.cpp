@@ -65,12 +65,16 @@ ParsedCommandLine parse_command_line(int argc, const char* const* argv) {
       return std::string("invalid regular expression: ") + e.what();
     }
   };
+  // An empty value is a valid one, as in node_exporter (`--collector.diskstats.device-exclude=`:
+  // exclude nothing, not even the default) and in the config file.
   app.add_option("--collector.diskstats.device-include", o.diskstats_device_include,
                  "Regex of devices to include (default: all but the exclude default)")
+      ->expected(0, 1)
       ->check(valid_regex);
   app.add_option("--collector.diskstats.device-exclude", o.diskstats_device_exclude,
                  "Regex of devices to exclude (default, when neither is set: "
-                 "^(z?ram|loop|fd|(h|s|v|xv)d[a-z]+|nvme\\d+n\\d+p)\\d+$)")
+                 "^(z?ram|loop|fd|(h|s|v|xv)d[a-z]+|nvme\\d+n\\d+p)\\d+$); empty: none")
+      ->expected(0, 1)
       ->check(valid_regex);
 
   app.add_option("--azure.perfcounters-file", o.azure_perfcounters_file,
