@@ -3,7 +3,9 @@
 #include <dirent.h>
 #include <fcntl.h>
 #include <sys/resource.h>
+#include <linux/magic.h>
 #include <sys/stat.h>
+#include <sys/vfs.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -206,7 +208,11 @@ HostDir HostDir::by_path(std::string path) {
 }
 
 HostDir::HostDir(HostDir&& other) noexcept
-    : path_(std::move(other.path_)), fd_(other.fd_), open_errno_(other.open_errno_), by_path_(other.by_path_) {
+    : path_(std::move(other.path_)),
+      fd_(other.fd_),
+      open_errno_(other.open_errno_),
+      by_path_(other.by_path_),
+      on_sysfs_(other.on_sysfs_.load()) {
   other.fd_ = -1;
   std::lock_guard lock(other.kept_mu_);
   kept_ = std::move(other.kept_);
@@ -344,8 +350,16 @@ ReadStatus HostDir::exists(std::string_view rel) const {
 }
 
 bool HostDir::unlinked() const {
+  if (fd_ < 0) return false;
+  signed char sysfs = on_sysfs_.load(std::memory_order_relaxed);
+  if (sysfs < 0) {
+    struct statfs fs {};
+    sysfs = ::fstatfs(fd_, &fs) == 0 && fs.f_type == SYSFS_MAGIC ? 1 : 0;
+    on_sysfs_.store(sysfs, std::memory_order_relaxed);
+  }
+  if (sysfs == 1) return false;  // removal shows as ENODEV on reads there, never as a link count
   struct stat st {};
-  return fd_ >= 0 && ::fstat(fd_, &st) == 0 && st.st_nlink == 0;
+  return ::fstat(fd_, &st) == 0 && st.st_nlink == 0;
 }
 
 std::vector<std::string> HostDir::list_dir(std::string_view rel, ReadStatus* status) const {

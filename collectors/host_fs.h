@@ -132,7 +132,8 @@ class HostDir {
   /// (fstat of its descriptor: no links left, as tmpfs and ext4 report a
   /// removed directory). sysfs does not report that; there, files held open in
   /// a removed device's directory fail with ENODEV (ReadStatus::vanished)
-  /// instead. false for a path-based or unopened directory.
+  /// instead, so on sysfs (found with fstatfs at the first call) this is
+  /// false without a system call. false for a path-based or unopened directory.
   bool unlinked() const;
   /// list_dir(join_path(path(), rel)); rel "" lists this directory through
   /// its own descriptor (so one HostDir must not list itself from two
@@ -166,6 +167,8 @@ class HostDir {
   int fd_ = -1;
   int open_errno_ = 0;
   bool by_path_ = false;
+  /// unlinked(): -1 not yet known, 1 on sysfs (no fstat needed), 0 elsewhere.
+  mutable std::atomic<signed char> on_sysfs_{-1};
   struct Kept {
     std::shared_ptr<FdBudget> budget;
     std::vector<std::pair<const char*, int>> files;  ///< name (static storage) -> descriptor

@@ -157,3 +157,23 @@ TEST_CASE("host_fs: read_file reads a file whole whatever its size hint", "[host
   CHECK(self.data.back() == '\n');
   CHECK(read_file(path, big.size(), big.size()).data == big);  // exactly at the limit
 }
+
+TEST_CASE("host_fs: unlinked() tells a removed directory on tmpfs and ext4, and is false on sysfs", "[host_fs]") {
+  TempDir tmp;
+  tmp.write("sda/size", "8\n");
+  HostDir dir(tmp.str() + "/sda");
+  CHECK_FALSE(dir.unlinked());
+  std::filesystem::remove_all(tmp.path / "sda");
+  CHECK(dir.unlinked());
+  CHECK(dir.unlinked());  // asked again: the answer is not cached, only the file system type is
+  // This host's sysfs: no link count to go by there (a removed device's files fail with ENODEV
+  // instead), so no fstat is made at all.
+  std::vector<std::string> block = list_dir("/sys/block");
+  if (!block.empty()) {
+    HostDir sys("/sys/block/" + block.front());
+    REQUIRE(sys.ok());
+    CHECK_FALSE(sys.unlinked());
+    CHECK_FALSE(sys.unlinked());
+  }
+  CHECK_FALSE(HostDir::by_path(tmp.str()).unlinked());
+}
