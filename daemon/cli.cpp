@@ -18,7 +18,7 @@ ParsedCommandLine parse_command_line(int argc, const char* const* argv) {
   app.require_subcommand(0, 1);
 
   app.add_option("--web.listen-address", o.http.listen_address,
-                 "Address to listen on for HTTP: host:port, :port (all interfaces) or [v6]:port")
+                 "Address to listen on for HTTP: host:port or :port (all IPv4 interfaces; IPv6 only if CivetWeb has it)")
       ->capture_default_str()
       ->check([](const std::string& a) -> std::string {
         try {

@@ -1,8 +1,15 @@
 #include "daemon/http_server.h"
 
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
 #include <atomic>
 #include <CivetServer.h>
 
+#include <cerrno>
+#include <cstdint>
 #include <cstring>
 #include <exception>
 #include <functional>
@@ -289,8 +296,34 @@ std::string civetweb_listening_port(const std::string& addr) {
   if (host.front() == '[' && host.back() != ']') {
     throw std::invalid_argument("listen address '" + addr + "' has an unterminated IPv6 literal");
   }
+  if (host.front() == '[' && mg_check_feature(8) == 0) {  // 8: IPv6 (civetweb.h)
+    throw std::invalid_argument("listen address '" + addr +
+                                "': this CivetWeb is built without IPv6; use an IPv4 address or :port");
+  }
   return host + ":" + port;
 }
+
+namespace {
+// Why CivetWeb could not listen on `addr` (host:port or :port, IPv4), from a
+// bind of our own: CivetWeb's C++ constructor reports only "null context".
+// Empty when that bind succeeds (the cause was elsewhere) or `addr` is not IPv4.
+std::string bind_failure(const std::string& addr) {
+  const std::size_t colon = addr.rfind(':');
+  const std::string host = addr.substr(0, colon);
+  sockaddr_in sa{};
+  sa.sin_family = AF_INET;
+  sa.sin_port = htons(static_cast<std::uint16_t>(std::stoi(addr.substr(colon + 1))));
+  if (!host.empty() && ::inet_pton(AF_INET, host.c_str(), &sa.sin_addr) != 1) return "";
+  const int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  if (fd < 0) return "";
+  const int one = 1;
+  ::setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);  // as CivetWeb does
+  std::string reason;
+  if (::bind(fd, reinterpret_cast<const sockaddr*>(&sa), sizeof sa) != 0) reason = std::strerror(errno);
+  ::close(fd);
+  return reason;
+}
+}  // namespace
 
 HttpServer::HttpServer(const HttpOptions& o, std::shared_ptr<const Gatherer> gatherer, ReloadFn reload) {
   std::string headers;
@@ -331,7 +364,8 @@ HttpServer::HttpServer(const HttpOptions& o, std::shared_ptr<const Gatherer> gat
   try {
     server_ = std::make_unique<CivetServer>(options, &callbacks, tls_ ? &*tls_ : nullptr);
   } catch (const CivetException& e) {
-    throw std::runtime_error("cannot listen on " + o.listen_address + ": " + e.what());
+    const std::string reason = bind_failure(o.listen_address);
+    throw std::runtime_error("cannot listen on " + o.listen_address + ": " + (reason.empty() ? e.what() : reason));
   }
   server_->addHandler(o.telemetry_path, handlers_->metrics);
   server_->addHandler("/-/healthy", handlers_->healthy);

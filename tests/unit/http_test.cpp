@@ -5,6 +5,8 @@
 #include <zlib.h>
 
 #include <catch2/catch.hpp>
+
+#include <civetweb.h>
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -173,7 +175,12 @@ TEST_CASE("listen address translation", "[http]") {
   CHECK(civetweb_listening_port(":9859") == "9859");
   CHECK(civetweb_listening_port("0.0.0.0:9859") == "9859");
   CHECK(civetweb_listening_port("127.0.0.1:9859") == "127.0.0.1:9859");
-  CHECK(civetweb_listening_port("[::1]:9859") == "[::1]:9859");
+  if (mg_check_feature(8)) {  // a CivetWeb with IPv6
+    CHECK(civetweb_listening_port("[::1]:9859") == "[::1]:9859");
+  } else {  // Debian 12's: refused with the reason, not "null context" at start
+    CHECK_THROWS_WITH(civetweb_listening_port("[::1]:9859"),
+                      "listen address '[::1]:9859': this CivetWeb is built without IPv6; use an IPv4 address or :port");
+  }
   CHECK_THROWS(civetweb_listening_port("9859"));
   CHECK_THROWS(civetweb_listening_port("host:"));
   CHECK_THROWS(civetweb_listening_port("host:99999"));
@@ -345,7 +352,10 @@ TEST_CASE("HTTP server reports a port it cannot bind", "[http]") {
   o.listen_address = "127.0.0.1:0";
   HttpServer first(o, g);
   o.listen_address = "127.0.0.1:" + std::to_string(first.listening_ports().at(0));
-  CHECK_THROWS_WITH(HttpServer(o, g), Catch::Contains("cannot listen on 127.0.0.1:"));
+  // The reason from a bind of our own (CivetWeb's constructor says only "null context").
+  CHECK_THROWS_WITH(HttpServer(o, g), "cannot listen on " + o.listen_address + ": Address already in use");
+  o.listen_address = "192.0.2.1:9859";  // TEST-NET-1 (RFC 5737): no interface has it
+  CHECK_THROWS_WITH(HttpServer(o, g), "cannot listen on 192.0.2.1:9859: Cannot assign requested address");
 }
 
 TEST_CASE("text exposition: escaping, special values, shortest doubles, histograms", "[http]") {
