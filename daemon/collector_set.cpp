@@ -56,7 +56,7 @@ std::vector<ConfigError> check_config_on_host(const Options& o, const Config& cf
     if (!target.error.empty()) problems.push_back(target.error);
     else problems = check_job_against_target(job, target);
     for (auto& p : problems)
-      errors.push_back({job.config_line, job.config_column, "probes: job '" + job.name + "': " + p});
+      errors.push_back({job.config_line, job.config_column, "probe '" + job.name + "': " + p});
   }
   return errors;
 }

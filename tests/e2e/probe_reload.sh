@@ -60,8 +60,8 @@ a4=$(runs "$out" a)
 # validate-config and by a reload (which keeps the running jobs).
 printf 'probes:\n  - name: big\n    target: /dev/%s\n    size: 1g\n  - name: gone\n    target: /dev/nonexistent-disk\n' "$dev" >"$E2E_TMP/bad.yml"
 if "$DISKPERF_EXPORTER" validate-config "$E2E_TMP/bad.yml" 2>"$E2E_TMP/v.err"; then fail "validate-config accepted bad targets"; fi
-grep -q "bad.yml:2:5: probes: job 'big': .*" "$E2E_TMP/v.err" || fail "region error: $(cat "$E2E_TMP/v.err")"
-grep -q "bad.yml:5:5: probes: job 'gone': .*No such file or directory" "$E2E_TMP/v.err" || fail "missing target: $(cat "$E2E_TMP/v.err")"
+grep -q "bad.yml:2:5: probe 'big': .*" "$E2E_TMP/v.err" || fail "region error: $(cat "$E2E_TMP/v.err")"
+grep -q "bad.yml:5:5: probe 'gone': .*No such file or directory" "$E2E_TMP/v.err" || fail "missing target: $(cat "$E2E_TMP/v.err")"
 cp "$E2E_TMP/bad.yml" "$cfg"
 kill -HUP "$EXPORTER_PID"
 for _ in $(seq 1 50); do

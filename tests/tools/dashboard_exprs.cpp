@@ -1,7 +1,7 @@
 // dashboard_exprs FILE: prints every PromQL expression of a Grafana dashboard JSON, one per line as
 // "<panel title>\t<refId>\t<expr>" (panels nested in rows included), and for each templating
 // variable of the form label_values(SELECTOR, LABEL) a line "$<name>\tvar\t<SELECTOR>". Exit 1 when
-// the file is not a dashboard (no panels) or a target has no expr. For tests/e2e/tier_e2e.sh.
+// the file is not a dashboard (no panels) or a target has no expr. For tests/e2e/tier_probe_alert.sh.
 #include <fstream>
 #include <iostream>
 #include <string>
