@@ -32,8 +32,8 @@ struct RegexError : std::invalid_argument {
 
 /// Compiles a device regex: RE2 syntax (https://github.com/google/re2/wiki/Syntax), nearly that
 /// of Go's regexp, which node_exporter's and Prometheus' regex flags use (Go also refuses \C and
-/// takes (?<name>...)); no back-references or look-arounds. RE2 matches in time linear in the name, so no pattern can hold a scrape.
-/// Throws RegexError.
+/// takes (?<name>...)); no back-references or look-arounds. RE2 matches in time linear in the
+/// name, so no pattern can hold a scrape. Throws RegexError.
 std::shared_ptr<const re2::RE2> compile_device_regex(const std::string& pattern);
 
 /// Decides which device names a collector exports. A device is kept when it

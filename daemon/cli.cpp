@@ -4,7 +4,6 @@
 
 #include <CLI/CLI.hpp>
 
-
 #include "version.h"
 
 namespace diskperf {
