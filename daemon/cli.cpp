@@ -64,6 +64,17 @@ ParsedCommandLine parse_command_line(int argc, const char* const* argv) {
       return std::string("invalid regular expression: ") + e.what();
     }
   };
+  // --collector.<name> / --no-collector.<name>, as node_exporter's (default: on).
+  const auto collector_flag = [&](const char* name, bool& on, const char* what) {
+    const std::string n(name);
+    app.add_flag("--collector." + n + ",!--no-collector." + n, on,
+                 std::string("Enable the ") + name + " collector (" + what + "; default on)");
+  };
+  collector_flag("diskstats", o.collectors.diskstats, "/proc/diskstats");
+  collector_flag("queue", o.collectors.queue, "queue settings, size, inflight and device facts from /sys/block");
+  collector_flag("topology", o.collectors.topology, "dm and md volumes and their member disks");
+  collector_flag("azure", o.collectors.azure, "the Azure Enhanced Monitoring PerfCounters file");
+  collector_flag("tier", o.collectors.tier, "IOPS and MB/s caps by tier, VM size and config");
   // An empty value is a valid one, as in node_exporter (`--collector.diskstats.device-exclude=`:
   // exclude nothing, not even the default) and in the config file.
   app.add_option("--collector.diskstats.device-include", o.diskstats_device_include,

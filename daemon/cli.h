@@ -37,8 +37,20 @@ struct CheckCommandOptions {
   std::string output = "text";
 };
 
+/// Which host collectors run (--[no-]collector.<name>, as node_exporter's flags): all by default.
+/// The process, probe and config metrics are always on. Azure is also off with an empty
+/// --azure.perfcounters-file.
+struct CollectorSwitches {
+  bool diskstats = true;  ///< /proc/diskstats
+  bool queue = true;      ///< /sys/block/<dev>/queue/*, size, inflight, device facts, partitions
+  bool topology = true;   ///< dm and md volumes and their members
+  bool azure = true;      ///< the Enhanced Monitoring PerfCounters file
+  bool tier = true;       ///< caps by tier, VM size and config
+};
+
 struct Options {
   Command command = Command::serve;
+  CollectorSwitches collectors;
   HttpOptions http;
   HostPaths paths;
   std::string config_file;  ///< empty: no config file (for validate-config: the file to check)

@@ -21,9 +21,10 @@ std::vector<std::shared_ptr<Collector>> build_collectors(const Options& o, const
   auto exclude = o.diskstats_device_exclude ? o.diskstats_device_exclude : cfg.diskstats.device_exclude;
   auto filter = std::make_shared<const DeviceFilter>(include, exclude);
   std::vector<std::shared_ptr<Collector>> collectors;
-  collectors.push_back(std::make_shared<DiskstatsCollector>(o.paths, filter));
+  const CollectorSwitches& on = o.collectors;
+  if (on.diskstats) collectors.push_back(std::make_shared<DiskstatsCollector>(o.paths, filter));
   auto view = std::make_shared<BlockView>(o.paths, epoch);
-  collectors.push_back(std::make_shared<QueueCollector>(view, filter, scrape_threads));
+  if (on.queue) collectors.push_back(std::make_shared<QueueCollector>(view, filter, scrape_threads));
   std::shared_ptr<DmTableSource> dm_tables;
   if (o.dm_table_dir.empty()) {
     dm_tables = std::make_shared<LibDevmapperTableSource>(o.paths.devfs);
@@ -31,18 +32,19 @@ std::vector<std::shared_ptr<Collector>> build_collectors(const Options& o, const
     dm_tables = std::make_shared<DirectoryDmTableSource>(o.dm_table_dir);
   }
   dm_tables = std::make_shared<PerScrapeDmTables>(std::move(dm_tables), epoch);  // topology and tier read each once
-  collectors.push_back(std::make_shared<TopologyCollector>(view, filter, dm_tables));
+  if (on.topology) collectors.push_back(std::make_shared<TopologyCollector>(view, filter, dm_tables));
   collectors.push_back(std::make_shared<ProcessCollector>());
   const std::string perfcounters = o.azure_perfcounters_file ? *o.azure_perfcounters_file
                                    : cfg.azure.perfcounters_file ? *cfg.azure.perfcounters_file
                                                                  : kDefaultPerfCountersFile;
   std::shared_ptr<AzureCollector> azure;
-  if (!perfcounters.empty()) {
+  if (on.azure && !perfcounters.empty()) {
     azure = std::make_shared<AzureCollector>(perfcounters);
     collectors.push_back(azure);
   }
   // After azure, whose fresh parse it reads in the same scrape.
-  collectors.push_back(std::make_shared<TierCollector>(view, o.paths, filter, dm_tables, azure, cfg.tiers, cfg.probes));
+  if (on.tier)
+    collectors.push_back(std::make_shared<TierCollector>(view, o.paths, filter, dm_tables, azure, cfg.tiers, cfg.probes));
   probes->apply(cfg.probes);
   if (!cfg.probes.empty()) collectors.push_back(std::make_shared<ProbeCollector>(probes));
   return collectors;

@@ -1,8 +1,13 @@
 #include <catch2/catch.hpp>
 
+#include <memory>
+#include <string>
 #include <vector>
 
+#include "config/config.h"
 #include "daemon/cli.h"
+#include "daemon/collector_set.h"
+#include "probes/scheduler.h"
 
 using namespace diskperf;
 
@@ -32,4 +37,27 @@ TEST_CASE("cli: an empty device regex is a valid value, as in node_exporter", "[
   auto bad = parse({"--collector.diskstats.device-include=(sd"});
   CHECK_FALSE(bad.options);
   CHECK(bad.exit_code == 105);
+}
+
+TEST_CASE("cli: --no-collector.<name> leaves that collector out, as in node_exporter", "[cli]") {
+  auto names = [](const Options& o) {
+    auto probes = std::make_shared<ProbeScheduler>(o.paths);
+    std::vector<std::string> out;
+    for (const auto& c : build_collectors(o, Config{}, probes)) out.emplace_back(c->name());
+    return out;
+  };
+  auto all = parse({"metrics"});
+  REQUIRE(all.options);
+  CHECK(names(*all.options) == std::vector<std::string>{"diskstats", "queue", "topology", "process", "azure", "tier"});
+  auto some = parse({"--no-collector.queue", "--no-collector.azure", "--collector.tier", "metrics"});
+  REQUIRE(some.options);
+  CHECK_FALSE(some.options->collectors.queue);
+  CHECK_FALSE(some.options->collectors.azure);
+  CHECK(some.options->collectors.tier);
+  CHECK(names(*some.options) == std::vector<std::string>{"diskstats", "topology", "process", "tier"});
+  auto none = parse({"--no-collector.diskstats", "--no-collector.queue", "--no-collector.topology",
+                     "--no-collector.azure", "--no-collector.tier"});
+  REQUIRE(none.options);
+  CHECK(names(*none.options) == std::vector<std::string>{"process"});
+  CHECK(parse({"--no-collector.nope"}).exit_code == 109);  // unknown flag
 }
