@@ -44,7 +44,8 @@ struct CollectorSwitches {
   bool diskstats = true;  ///< /proc/diskstats
   bool queue = true;      ///< /sys/block/<dev>/queue/*, size, inflight, device facts, partitions
   bool topology = true;   ///< dm and md volumes and their members
-  bool azure = true;      ///< the Enhanced Monitoring PerfCounters file
+  bool azure = true;      ///< the Enhanced Monitoring PerfCounters file (off: not read at all,
+                          ///< so the tier collector has no PerfCounters facts either)
   bool tier = true;       ///< caps by tier, VM size and config
 };
 

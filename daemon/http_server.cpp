@@ -1,6 +1,7 @@
 #include "daemon/http_server.h"
 
 #include <arpa/inet.h>
+#include <netdb.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -283,6 +284,11 @@ struct HttpServer::Handlers {
 };
 
 std::string civetweb_listening_port(const std::string& addr) {
+  // One address: CivetWeb would take a comma-separated list (and put TLS on its last entry only)
+  // and options after a space.
+  if (addr.find_first_of(", \t\r\n") != std::string::npos) {
+    throw std::invalid_argument("listen address '" + addr + "' must be one host:port, without commas or spaces");
+  }
   std::size_t colon = addr.rfind(':');
   if (colon == std::string::npos || colon + 1 >= addr.size()) {
     throw std::invalid_argument("listen address '" + addr + "' is not host:port");
@@ -305,15 +311,25 @@ std::string civetweb_listening_port(const std::string& addr) {
 
 namespace {
 // Why CivetWeb could not listen on `addr` (host:port or :port, IPv4), from a
-// bind of our own: CivetWeb's C++ constructor reports only "null context".
-// Empty when that bind succeeds (the cause was elsewhere) or `addr` is not IPv4.
+// lookup and a bind of our own: CivetWeb's C++ constructor reports only "null
+// context". Empty when that bind succeeds (the cause was elsewhere).
 std::string bind_failure(const std::string& addr) {
   const std::size_t colon = addr.rfind(':');
   const std::string host = addr.substr(0, colon);
   sockaddr_in sa{};
   sa.sin_family = AF_INET;
+  if (!host.empty() && ::inet_pton(AF_INET, host.c_str(), &sa.sin_addr) != 1) {
+    addrinfo hints{};
+    hints.ai_family = AF_INET;  // as CivetWeb resolves a name without IPv6
+    hints.ai_socktype = SOCK_STREAM;
+    addrinfo* found = nullptr;
+    if (const int rc = ::getaddrinfo(host.c_str(), nullptr, &hints, &found); rc != 0) {
+      return "cannot resolve host '" + host + "': " + ::gai_strerror(rc);
+    }
+    sa.sin_addr = reinterpret_cast<const sockaddr_in*>(found->ai_addr)->sin_addr;
+    ::freeaddrinfo(found);
+  }
   sa.sin_port = htons(static_cast<std::uint16_t>(std::stoi(addr.substr(colon + 1))));
-  if (!host.empty() && ::inet_pton(AF_INET, host.c_str(), &sa.sin_addr) != 1) return "";
   const int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
   if (fd < 0) return "";
   const int one = 1;

@@ -7,4 +7,4 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/install-deps.sh
 scripts/build.sh --daemon
-exec build/diskperf_exporter "$@"
+exec "${BUILD_DIR:-build}/diskperf_exporter" "$@"

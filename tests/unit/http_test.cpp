@@ -181,6 +181,10 @@ TEST_CASE("listen address translation", "[http]") {
     CHECK_THROWS_WITH(civetweb_listening_port("[::1]:9859"),
                       "listen address '[::1]:9859': this CivetWeb is built without IPv6; use an IPv4 address or :port");
   }
+  // One address only: CivetWeb would serve a list, with TLS on its last entry alone.
+  CHECK_THROWS_WITH(civetweb_listening_port("127.0.0.1:19981,127.0.0.1:19982"),
+                    "listen address '127.0.0.1:19981,127.0.0.1:19982' must be one host:port, without commas or spaces");
+  CHECK_THROWS(civetweb_listening_port(" 127.0.0.1:9859"));
   CHECK_THROWS(civetweb_listening_port("9859"));
   CHECK_THROWS(civetweb_listening_port("host:"));
   CHECK_THROWS(civetweb_listening_port("host:99999"));
@@ -356,6 +360,9 @@ TEST_CASE("HTTP server reports a port it cannot bind", "[http]") {
   CHECK_THROWS_WITH(HttpServer(o, g), "cannot listen on " + o.listen_address + ": Address already in use");
   o.listen_address = "192.0.2.1:9859";  // TEST-NET-1 (RFC 5737): no interface has it
   CHECK_THROWS_WITH(HttpServer(o, g), "cannot listen on 192.0.2.1:9859: Cannot assign requested address");
+  // A name (resolved as CivetWeb does; localhost from /etc/hosts, no DNS in a test), port in use.
+  o.listen_address = "localhost:" + std::to_string(first.listening_ports().at(0));
+  CHECK_THROWS_WITH(HttpServer(o, g), "cannot listen on " + o.listen_address + ": Address already in use");
 }
 
 TEST_CASE("text exposition: escaping, special values, shortest doubles, histograms", "[http]") {
