@@ -283,21 +283,35 @@ struct HttpServer::Handlers {
         reload(&context, o.enable_lifecycle, std::move(r)) {}
 };
 
-std::string civetweb_listening_port(const std::string& addr) {
-  // One address: CivetWeb would take a comma-separated list (and put TLS on its last entry only)
-  // and options after a space.
+namespace {
+struct HostPort {
+  std::string host;    ///< "" for ":port"
+  std::uint16_t port;
+};
+
+// `addr` as host and port: one host:port (CivetWeb would take a comma-separated list, with TLS
+// on its last entry only, and options after a space) with a decimal port up to 65535. Throws
+// std::invalid_argument saying what is wrong.
+HostPort split_listen_address(const std::string& addr) {
   if (addr.find_first_of(", \t\r\n") != std::string::npos) {
     throw std::invalid_argument("listen address '" + addr + "' must be one host:port, without commas or spaces");
   }
-  std::size_t colon = addr.rfind(':');
+  const std::size_t colon = addr.rfind(':');
   if (colon == std::string::npos || colon + 1 >= addr.size()) {
     throw std::invalid_argument("listen address '" + addr + "' is not host:port");
   }
-  std::string port = addr.substr(colon + 1);
+  const std::string port = addr.substr(colon + 1);
   if (port.find_first_not_of("0123456789") != std::string::npos || port.size() > 5 || std::stoi(port) > 65535) {
     throw std::invalid_argument("listen address '" + addr + "' has an invalid port");
   }
-  std::string host = addr.substr(0, colon);
+  return {addr.substr(0, colon), static_cast<std::uint16_t>(std::stoi(port))};
+}
+}  // namespace
+
+std::string civetweb_listening_port(const std::string& addr) {
+  const HostPort hp = split_listen_address(addr);
+  const std::string port = std::to_string(hp.port);
+  const std::string& host = hp.host;
   if (host.empty() || host == "0.0.0.0") return port;
   if (host.front() == '[' && host.back() != ']') {
     throw std::invalid_argument("listen address '" + addr + "' has an unterminated IPv6 literal");
@@ -310,12 +324,13 @@ std::string civetweb_listening_port(const std::string& addr) {
 }
 
 namespace {
-// Why CivetWeb could not listen on `addr` (host:port or :port, IPv4), from a
-// lookup and a bind of our own: CivetWeb's C++ constructor reports only "null
-// context". Empty when that bind succeeds (the cause was elsewhere).
+// Why CivetWeb could not listen on `addr` (host:port or :port, IPv4, already
+// checked by civetweb_listening_port), from a lookup and a bind of our own:
+// CivetWeb's C++ constructor reports only "null context". Empty when that bind
+// succeeds (the cause was elsewhere).
 std::string bind_failure(const std::string& addr) {
-  const std::size_t colon = addr.rfind(':');
-  const std::string host = addr.substr(0, colon);
+  const HostPort hp = split_listen_address(addr);
+  const std::string& host = hp.host;
   sockaddr_in sa{};
   sa.sin_family = AF_INET;
   if (!host.empty() && ::inet_pton(AF_INET, host.c_str(), &sa.sin_addr) != 1) {
@@ -329,7 +344,7 @@ std::string bind_failure(const std::string& addr) {
     sa.sin_addr = reinterpret_cast<const sockaddr_in*>(found->ai_addr)->sin_addr;
     ::freeaddrinfo(found);
   }
-  sa.sin_port = htons(static_cast<std::uint16_t>(std::stoi(addr.substr(colon + 1))));
+  sa.sin_port = htons(hp.port);
   const int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
   if (fd < 0) return "";
   const int one = 1;
