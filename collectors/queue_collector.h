@@ -16,12 +16,13 @@
 // again with pread(2) at offset 0 (sysfs produces the value anew on every
 // such read); they go with the directory, so a new directory (a new
 // /sys/block entry: the device went away and came back) opens them anew, and
-// a file that was absent is looked for again at every scrape, except the parent device's attributes (device/queue_depth,
-// device/model, ...) of a virtual device (dm, md, loop, zram: a /sys/block
-// link into /sys/devices/virtual), which has no parent device: those are
-// never read. Held descriptors (directories and files) stay within the
-// BlockView's FdBudget (3/4 of RLIMIT_NOFILE less 256); files beyond it
-// are read by opening them. Cost on the
+// a file that was absent is looked for again at every scrape, except the
+// parent device's attributes (device/queue_depth, device/model, ...) of a
+// virtual device (dm, md, loop, zram: a /sys/block link into
+// /sys/devices/virtual), which has no parent device: those are never read.
+// Held descriptors (directories and files) stay within the BlockView's
+// FdBudget (3/4 of RLIMIT_NOFILE less 256); files beyond it are read by
+// opening them. Cost on the
 // kernel side: one open file (and its seq_file page) per attribute. The links
 // under <devfs>/disk/by-id and <devfs>/disk/azure/scsi1 are re-read only when
 // those directories change (their inode, mtime or ctime; a link cannot change
