@@ -48,7 +48,7 @@ class BlockDevices {
     /// register members as holders (bd_link_disk_holder, block/holder.c).
     bool may_stack = true;
     /// Inode number of the /sys/block/<name> entry: a new one when the device was removed and
-    /// added again under the same name (identifies the device where `diskseq` is missing).
+    /// added again under the same name (with `dev`, the queue collector's identity of a device).
     std::uint64_t ino = 0;
     /// Whether the /sys/block link points into /sys/devices/virtual (dm, md, loop, zram): a device
     /// without a parent device, so without the `device` link and the attributes under device/

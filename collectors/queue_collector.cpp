@@ -21,19 +21,19 @@ namespace {
 
 using prometheus::MetricType;
 
-// Attributes that change only with the device (cached per identity).
-constexpr std::array<const char*, 9> kStaticAttrs{
+// A device's settings and facts: read when its cached ones are due
+// (QueueCollector::Settings), each file opened, read and closed.
+constexpr std::array<const char*, 16> kSettingsAttrs{
     "queue/max_hw_sectors_kb", "queue/logical_block_size", "queue/physical_block_size",
     "queue/minimum_io_size",   "queue/optimal_io_size",    "device/model",
     "device/vendor",           "wwid",                     "device/wwid",
+    "device/queue_depth",      "queue/nr_requests",        "queue/max_sectors_kb",
+    "queue/read_ahead_kb",     "queue/rotational",         "queue/scheduler",
+    "queue/write_cache",
 };
 
-// Attributes read at every scrape (writable by the administrator or live).
-constexpr std::array<const char*, 9> kDynamicAttrs{
-    "device/queue_depth", "queue/nr_requests", "queue/max_sectors_kb", "queue/read_ahead_kb",
-    "queue/rotational",   "queue/scheduler",   "queue/write_cache",    "size",
-    "inflight",
-};
+// Read at every scrape, through descriptors the device's held directory keeps.
+constexpr std::array<const char*, 2> kLiveAttrs{"size", "inflight"};
 
 constexpr std::size_t kMaxAttrBytes = 4096;
 
@@ -42,13 +42,27 @@ constexpr std::size_t kMaxAttrBytes = 4096;
 // looked for there (an open that fails at every scrape).
 bool parent_attr(std::string_view name) { return name.starts_with("device/"); }
 
-// Reads `names` below `dir` into `out`; a virtual device's parent attributes are skipped.
-void read_attrs(const HostDir& dir, const char* const* names, std::size_t n, bool is_virtual, SysfsAttrs& out) {
-  for (std::size_t i = 0; i < n; ++i) {
-    if (is_virtual && parent_attr(names[i])) continue;
-    FileContent f = dir.read_file(names[i], kMaxAttrBytes);
-    if (f.ok()) out.emplace(names[i], std::move(f.data));
+// Reads the settings files below `dir` into `q`; a virtual device's parent attributes are skipped.
+void read_settings_attrs(const HostDir& dir, bool is_virtual, QueueSettings& q) {
+  for (const char* name : kSettingsAttrs) {
+    if (is_virtual && parent_attr(name)) continue;
+    FileContent f = dir.read_file(name, kMaxAttrBytes);
+    if (f.ok()) parse_queue_attr(name, f.data, q);
   }
+}
+
+// A device's refresh time: `max_age` scaled by a factor between 3/4 and 1
+// drawn from its name and the time (splitmix64), so that devices read in the
+// same scrape come due in different ones.
+std::chrono::steady_clock::time_point due_time(std::string_view device, std::chrono::steady_clock::time_point now,
+                                               std::chrono::nanoseconds max_age) {
+  std::uint64_t z = std::hash<std::string_view>{}(device) +
+                    static_cast<std::uint64_t>(now.time_since_epoch().count()) + 0x9e3779b97f4a7c15ULL;
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+  z ^= z >> 31;
+  const double factor = 0.75 + 0.25 * static_cast<double>(z >> 11) / static_cast<double>(1ULL << 53);
+  return now + std::chrono::duration_cast<std::chrono::nanoseconds>(max_age * factor);
 }
 
 struct Gauge {
@@ -83,9 +97,10 @@ constexpr std::array<Gauge, 11> kGauges{{
     {"diskperf_disk_size_bytes", "Device size in bytes (size, in 512-byte sectors).", &QueueSettings::size_bytes},
 }};
 
-// A device's row: its live attributes (read now) and its static ones (cached
-// per identity), each QueueSettings with only its own fields set; pointers
-// into the scrape's listing and reads, valid until collect() returns.
+// A device's row: its live attributes (size and inflight, read now) and its
+// settings (cached, or read now), each QueueSettings with only its own fields
+// set; pointers into the scrape's listing and reads, valid until collect()
+// returns.
 struct DeviceRow {
   const std::string* device;
   const QueueSettings* live;
@@ -100,10 +115,7 @@ struct DeviceRow {
 
 std::string_view or_empty(const std::optional<std::string>& v) { return v ? std::string_view(*v) : ""; }
 
-struct PartitionRow {
-  std::string device, disk, number;
-  std::optional<std::uint64_t> start_bytes, size_bytes;
-};
+using PartitionRow = QueueCollector::PartitionRow;
 
 template <typename T>
 std::string join(const std::set<T>& values) {
@@ -122,134 +134,124 @@ std::string join(const std::set<T>& values) {
 }  // namespace
 
 QueueCollector::QueueCollector(std::shared_ptr<BlockView> view, std::shared_ptr<const DeviceFilter> filter,
-                               std::size_t read_threads)
-    : read_threads_(std::max<std::size_t>(read_threads, 1)), view_(std::move(view)), filter_(std::move(filter)) {}
+                               std::size_t read_threads, std::chrono::nanoseconds settings_max_age)
+    : read_threads_(std::max<std::size_t>(read_threads, 1)),
+      settings_max_age_(std::max(settings_max_age, std::chrono::nanoseconds::zero())),
+      view_(std::move(view)),
+      filter_(std::move(filter)) {}
 
 QueueCollector::QueueCollector(const HostPaths& paths, std::shared_ptr<const DeviceFilter> filter)
     : QueueCollector(std::make_shared<BlockView>(paths, nullptr), std::move(filter)) {}
 
-std::size_t QueueCollector::static_reads() const {
+std::size_t QueueCollector::settings_reads() const {
   std::lock_guard lock(mu_);
-  return static_reads_;
-}
-
-std::shared_ptr<const QueueCollector::StaticInfo> QueueCollector::static_info(const std::string& device,
-                                                                              const HostDir& dir,
-                                                                              bool is_virtual,
-                                                                              const std::string& identity) {
-  if (!identity.empty()) {
-    std::lock_guard lock(mu_);
-    if (auto it = cache_.find(device); it != cache_.end() && it->second->identity == identity) return it->second;
-  }
-  auto info = std::make_shared<StaticInfo>();
-  info->identity = identity;
-  SysfsAttrs attrs;
-  read_attrs(dir, kStaticAttrs.data(), kStaticAttrs.size(), is_virtual, attrs);
-  info->settings = parse_queue_settings(attrs);
-  ReadStatus st = ReadStatus::ok;
-  auto mq = dir.list_dir("mq", &st);
-  if (st == ReadStatus::ok) info->hw_queues = mq.size();
-  std::lock_guard lock(mu_);
-  ++static_reads_;
-  if (!identity.empty()) cache_[device] = info;
-  return info;
+  return settings_reads_;
 }
 
 std::optional<std::string> QueueCollector::collect(Families& out) {
   const std::shared_ptr<const BlockDevices::Listing> listing = view_->devices();
   if (listing->error) return listing->error;
+  const auto now = std::chrono::steady_clock::now();
 
-  std::vector<DeviceRow> rows;
-  std::vector<PartitionRow> partitions;
-  std::vector<std::string_view> present;  // names in the listing, valid while `listing` is held
   // Partitions by disk (the listing's are sorted by name).
   std::unordered_map<std::string_view, std::vector<std::string_view>> parts_of;
   for (const BlockDevices::Partition& p : listing->partitions) parts_of[p.disk].push_back(p.name);
-  // A device's attribute, through a descriptor its held directory keeps
-  // (HostDir::read_kept: opened at the first read, read again with pread at
-  // every scrape, closed with the directory); a directory that is not held
-  // reads it by path.
-  const std::shared_ptr<FdBudget>& budget = view_->fd_budget();
-  auto read_attr = [&](const HostDir& dir, const char* name) { return dir.read_kept(name, budget, kMaxAttrBytes); };
-  // Two passes: first what outlives the scrape (cached static attributes:
-  // allocated together, so the memory freed after the scrape is not pinned by
-  // them), then the live reads.
+  // The devices to read, each with its cached settings (null: none).
   struct Pending {
     const BlockDevices::Device* device;
-    std::shared_ptr<const StaticInfo> info;
+    std::string identity;
+    std::shared_ptr<const Settings> cached;
   };
   std::vector<Pending> pending;
   pending.reserve(listing->devices.size());
   for (const BlockDevices::Device& d : listing->devices) {
-    const std::string& dev = d.name;
-    if (!filter_->accepts(dev)) continue;
-    if (before_read_) before_read_(dev);
-    const HostDir& dir = *d.dir;
-    // Identity: major:minor, plus the disk sequence number (5.15+) that
-    // changes whenever new media or a new backing file is attached, plus the
-    // /sys/block entry's inode (a new device under the same name and number,
-    // which is all that tells them apart before 5.15).
+    if (!filter_->accepts(d.name)) continue;
+    if (before_read_) before_read_(d.name);
+    // Identity: major:minor, plus the /sys/block entry's inode (a new device
+    // under the same name and number).
     const FileContent devno = d.dev();
     if (devno.status == ReadStatus::absent || devno.status == ReadStatus::vanished) continue;  // gone
     std::string identity;
-    if (devno.ok() && !trim_attr(devno.data).empty()) {
-      FileContent seq = read_attr(dir, "diskseq");
-      identity = trim_attr(devno.data) + "|" + (seq.ok() ? trim_attr(seq.data) : "") + "|" + std::to_string(d.ino);
-    }
-    pending.push_back({&d, static_info(dev, dir, d.is_virtual, identity)});
+    if (devno.ok() && !trim_attr(devno.data).empty())
+      identity = std::string(trim_attr(devno.data)) + "|" + std::to_string(d.ino);
+    pending.push_back({&d, std::move(identity), nullptr});
   }
-  // The live reads, device by device, on up to read_threads_ threads taking
-  // runs of devices in turn; each device's outcome has its own slot, and
-  // they are put together in listing order below (the same families
-  // whatever the number of threads).
+  {
+    std::lock_guard lock(mu_);
+    for (Pending& p : pending)
+      if (auto it = cache_.find(p.device->name); it != cache_.end()) p.cached = it->second;
+  }
+  // Each device's live files, then its settings when they are due; on up to
+  // read_threads_ threads taking runs of devices in turn. Each device's
+  // outcome has its own slot, and they are put together in listing order
+  // below (the same families whatever the number of threads).
+  const std::shared_ptr<FdBudget>& budget = view_->fd_budget();
   struct Outcome {
     bool gone = true;
-    QueueSettings q;
-    std::vector<PartitionRow> partitions;
+    QueueSettings live;                        // size_bytes and inflight
+    std::shared_ptr<const Settings> settings;  // cached, or read now
+    bool fresh = false;                        // read now: to be cached
   };
   std::vector<Outcome> outcomes(pending.size());
   auto read_device = [&](std::size_t k) {
     const Pending& p = pending[k];
-    const std::string& dev = p.device->name;
-    const HostDir& dir = *p.device->dir;
+    const BlockDevices::Device& d = *p.device;
+    const HostDir& dir = *d.dir;
     Outcome& o = outcomes[k];
-    QueueSettings& q = o.q;  // the live fields; the static ones are in the cache (p.info)
     bool vanished = false;
-    for (const char* name : kDynamicAttrs) {
-      if (p.device->is_virtual && parent_attr(name)) continue;
-      FileContent f = read_attr(dir, name);
-      if (f.ok()) parse_queue_attr(name, f.data, q);
+    for (const char* name : kLiveAttrs) {
+      FileContent f = dir.read_kept(name, budget, kMaxAttrBytes);
+      if (f.ok()) parse_queue_attr(name, f.data, o.live);
       vanished = vanished || f.status == ReadStatus::vanished;
+    }
+    static const std::vector<std::string_view> kNoParts;
+    auto parts_it = parts_of.find(d.name);
+    const std::vector<std::string_view>& parts = parts_it == parts_of.end() ? kNoParts : parts_it->second;
+    const Settings* c = p.cached.get();
+    const bool due = c == nullptr || p.identity.empty() || c->identity != p.identity ||
+                     settings_max_age_ == std::chrono::nanoseconds::zero() || now >= c->expires ||
+                     c->size_bytes != o.live.size_bytes ||
+                     !std::equal(parts.begin(), parts.end(), c->partition_names.begin(), c->partition_names.end());
+    if (!due) {
+      o.settings = p.cached;
+    } else if (!vanished) {
+      auto s = std::make_shared<Settings>();
+      s->identity = p.identity;
+      s->size_bytes = o.live.size_bytes;
+      s->expires = due_time(d.name, now, settings_max_age_);
+      read_settings_attrs(dir, d.is_virtual, s->settings);
+      ReadStatus st = ReadStatus::ok;
+      auto mq = dir.list_dir("mq", &st);
+      if (st == ReadStatus::ok) s->hw_queues = mq.size();
+      // Partitions: subdirectories of the disk's directory.
+      for (std::string_view entry : parts) {
+        const std::string sub(entry);
+        s->partition_names.push_back(sub);
+        FileContent num = dir.read_file(sub + "/partition", kMaxAttrBytes);
+        if (!num.ok() || !parse_u64(num.data)) continue;
+        PartitionRow pr{sub, d.name, std::to_string(*parse_u64(num.data)), std::nullopt, std::nullopt};
+        FileContent start = dir.read_file(sub + "/start", kMaxAttrBytes);
+        if (start.ok()) pr.start_bytes = scale_u64(parse_u64(start.data), 512);
+        FileContent size = dir.read_file(sub + "/size", kMaxAttrBytes);
+        if (size.ok()) pr.size_bytes = scale_u64(parse_u64(size.data), 512);
+        s->partitions.push_back(std::move(pr));
+      }
+      o.settings = std::move(s);
+      o.fresh = true;
     }
     // Gone while it was read: no series, no cache entry (nothing stale). A
     // held directory tells without a lookup: its sysfs files fail with ENODEV
     // once the device is removed, and another file system reports the removed
     // directory itself (one fstat instead of a path lookup of `dev`).
     bool gone = vanished;
-    if (!gone && p.device->held) {
+    if (!gone && d.held) {
       gone = dir.unlinked();
-      if (gone) view_->forget_held(dev, &dir);  // reopened at the next listing, should the path be back
+      if (gone) view_->forget_held(d.name, &dir);  // reopened at the next listing, should the path be back
     } else if (!gone) {
       ReadStatus again = dir.exists("dev");
       gone = again == ReadStatus::absent || again == ReadStatus::vanished;
     }
-    if (gone) return;
-    o.gone = false;
-
-    // Partitions: subdirectories of the disk's directory.
-    auto parts = parts_of.find(dev);
-    if (parts == parts_of.end()) return;
-    for (std::string_view entry : parts->second) {
-      const std::string sub(entry);
-      FileContent num = dir.read_file(sub + "/partition", kMaxAttrBytes);
-      if (!num.ok() || !parse_u64(num.data)) continue;
-      PartitionRow pr{sub, dev, std::to_string(*parse_u64(num.data)), std::nullopt, std::nullopt};
-      FileContent start = dir.read_file(sub + "/start", kMaxAttrBytes);
-      if (start.ok()) pr.start_bytes = scale_u64(parse_u64(start.data), 512);
-      FileContent size = dir.read_file(sub + "/size", kMaxAttrBytes);
-      if (size.ok()) pr.size_bytes = scale_u64(parse_u64(size.data), 512);
-      o.partitions.push_back(std::move(pr));
-    }
+    o.gone = gone;
   };
   // Runs of up to 64 devices, at least 8 runs per thread (a thread that is
   // slowed down leaves its share to the others).
@@ -271,16 +273,26 @@ std::optional<std::string> QueueCollector::collect(Families& out) {
   });
   if (failed) std::rethrow_exception(failed);
 
+  std::vector<DeviceRow> rows;
+  std::vector<const PartitionRow*> partitions;
+  std::vector<std::string_view> present;  // names of the devices read, valid while `listing` is held
   rows.reserve(pending.size());
-  for (std::size_t k = 0; k < pending.size(); ++k) {
-    Outcome& o = outcomes[k];
-    if (o.gone) continue;
-    present.push_back(pending[k].device->name);
-    rows.push_back({&pending[k].device->name, &o.q, &pending[k].info->settings, pending[k].info->hw_queues});
-    for (PartitionRow& pr : o.partitions) partitions.push_back(std::move(pr));
-  }
   {
     std::lock_guard lock(mu_);
+    for (std::size_t k = 0; k < pending.size(); ++k) {
+      const Outcome& o = outcomes[k];
+      if (o.gone) continue;
+      const std::string& name = pending[k].device->name;
+      present.push_back(name);
+      const Settings& s = *o.settings;
+      rows.push_back({&name, &o.live, &s.settings, s.hw_queues});
+      for (const PartitionRow& pr : s.partitions) partitions.push_back(&pr);
+      if (o.fresh) {
+        ++settings_reads_;
+        if (!pending[k].identity.empty()) cache_[name] = o.settings;
+      }
+    }
+    // Devices not read in this scrape (gone, or left out by the filter) leave the cache.
     std::sort(present.begin(), present.end());
     auto absent = [&](const auto& kv) { return !std::binary_search(present.begin(), present.end(), kv.first); };
     std::erase_if(cache_, absent);
@@ -295,8 +307,8 @@ std::optional<std::string> QueueCollector::collect(Families& out) {
     for (std::size_t i = 0; i < rows.size(); ++i)
       if (const auto& v = rows[i].get(g.field)) fam.add_rendered(static_cast<double>(*v), labels[i]);
     if (g.field == &QueueSettings::size_bytes)
-      for (const PartitionRow& p : partitions)
-        if (p.size_bytes) fam.add(static_cast<double>(*p.size_bytes), {{"device", p.device}});
+      for (const PartitionRow* p : partitions)
+        if (p->size_bytes) fam.add(static_cast<double>(*p->size_bytes), {{"device", p->device}});
   }
   LazyFamily inflight(out, "diskperf_disk_inflight_requests",
                       "Requests issued to the driver and not yet completed (inflight), by op.", MetricType::Gauge);
@@ -342,10 +354,10 @@ std::optional<std::string> QueueCollector::collect(Families& out) {
                    MetricType::Gauge);
   LazyFamily start(out, "diskperf_disk_partition_start_bytes",
                    "Offset of a partition from the start of its disk, in bytes (start x 512).", MetricType::Gauge);
-  for (const PartitionRow& p : partitions)
-    pinfo.add(1, {{"device", p.device}, {"disk", p.disk}, {"partition", p.number}});
-  for (const PartitionRow& p : partitions)
-    if (p.start_bytes) start.add(static_cast<double>(*p.start_bytes), {{"device", p.device}});
+  for (const PartitionRow* p : partitions)
+    pinfo.add(1, {{"device", p->device}, {"disk", p->disk}, {"partition", p->number}});
+  for (const PartitionRow* p : partitions)
+    if (p->start_bytes) start.add(static_cast<double>(*p->start_bytes), {{"device", p->device}});
   return std::nullopt;
 }
 

@@ -6,37 +6,44 @@
 // (/dev/disk/by-id, Azure's /dev/disk/azure/scsi1/lunN, through --path.devfs).
 // Partitions get an info series naming their parent disk.
 //
-// Cost per scrape: the /sys/block and /sys/class/block listings shared with
-// the topology and tier collectors (collectors/block_view.h: device
-// directories held open, partitions from class/block), then about a dozen
-// small reads per device (the live ones on `read_threads` threads). `dev`
-// comes from the listing (read once per held directory,
-// BlockDevices::Device::dev()). The live attribute files and `diskseq` are
-// kept open by the device's held directory (HostDir::read_kept) and read
-// again with pread(2) at offset 0 (sysfs produces the value anew on every
-// such read); they go with the directory, so a new directory (a new
-// /sys/block entry: the device went away and came back) opens them anew, and
-// a file that was absent is looked for again at every scrape, except the
-// parent device's attributes (device/queue_depth, device/model, ...) of a
-// virtual device (dm, md, loop, zram: a /sys/block link into
-// /sys/devices/virtual), which has no parent device: those are never read.
-// Held descriptors (directories and files) stay within the BlockView's
-// FdBudget (3/4 of RLIMIT_NOFILE less 256); files beyond it are read by
-// opening them. Cost on the
-// kernel side: one open file (and its seq_file page) per attribute. The links
-// under <devfs>/disk/by-id and <devfs>/disk/azure/scsi1 are re-read only when
-// those directories change (their inode, mtime or ctime; a link cannot change
-// without changing them). Attributes that only change with the device
-// (block sizes, max_hw_sectors_kb, model, vendor, wwid, number of hardware
-// queues) are cached per device and re-read when its identity (`dev`
-// major:minor, `diskseq` and the /sys/block entry's inode) changes or it disappears.
+// What is read when (the rule a user sees: README, "Queue collector"):
+// - at every scrape, per device: `size` and `inflight`, through descriptors
+//   the device's held directory keeps open (HostDir::read_kept: pread(2) at
+//   offset 0; sysfs produces the value anew on every such read);
+// - the device's settings and facts (queue/*, device/queue_depth, model,
+//   vendor, wwid, the number of hardware queues, its partitions' number,
+//   start and size) are cached per device and read again (each file opened,
+//   read and closed: no descriptor, no kernel memory kept) when the device is
+//   new, its identity (`dev` major:minor and the /sys/block entry's inode)
+//   changed, its size changed (a resize, new media, a detached loop device),
+//   its list of partitions changed, or the last read is `settings_max_age`
+//   old (each device at a point between 3/4 of that and all of it, so that a
+//   large host's reads spread over scrapes); a max age of 0 reads them at
+//   every scrape. A setting written by hand (echo none > queue/scheduler)
+//   shows within that age.
+// Why: a held sysfs file costs the kernel about 4.4 KB (its seq_file page and
+// open file, measured as slab growth), so holding every attribute of 1,000
+// devices cost ~48 MB of kernel memory; opening a file costs ~6x a pread of a
+// held one (7.1 against 1.2 us on this VM's sysfs). Reading the settings at
+// every scrape was also most of a large host's scrape (docs/scrape_cost.md).
+// `dev` comes from the listing (read once per held directory,
+// BlockDevices::Device::dev()). The parent device's attributes
+// (device/queue_depth, device/model, ...) of a virtual device (dm, md, loop,
+// zram: a /sys/block link into /sys/devices/virtual) are never read: it has
+// no parent device. Held descriptors stay within the BlockView's FdBudget
+// (3/4 of RLIMIT_NOFILE less 256); files beyond it are read by opening them.
+// The links under <devfs>/disk/by-id and <devfs>/disk/azure/scsi1 are re-read
+// only when those directories change (their inode, mtime or ctime; a link
+// cannot change without changing them).
 
 #include <atomic>
+#include <chrono>
 #include <functional>
 #include <memory>
 #include <mutex>
 #include <string>
 #include <unordered_map>
+#include <vector>
 
 #include "collectors/block_view.h"
 #include "collectors/collector.h"
@@ -49,47 +56,59 @@ namespace diskperf {
 
 class QueueCollector final : public Collector {
  public:
+  /// Default of --collector.queue.settings-max-age.
+  static constexpr std::chrono::minutes kDefaultSettingsMaxAge{5};
   /// `filter` is the diskstats device filter (shared); partitions are kept
   /// when their parent disk is. `view` is shared with the topology and tier
-  /// collectors of the same scrape. The live attributes are read on up to
-  /// `read_threads` threads (the calling one and read_threads - 1 started per
-  /// scrape): the reads are most of a large host's scrape, and on two CPUs
-  /// two threads cut its wall time, not its CPU time.
+  /// collectors of the same scrape. Devices are read on up to `read_threads`
+  /// threads (the calling one and read_threads - 1 started per scrape): on
+  /// two CPUs two threads cut a large host's scrape time, not its CPU time.
+  /// `settings_max_age`: see the rule above (0: settings read at every scrape).
   QueueCollector(std::shared_ptr<BlockView> view, std::shared_ptr<const DeviceFilter> filter,
-                 std::size_t read_threads = 1);
+                 std::size_t read_threads = 1,
+                 std::chrono::nanoseconds settings_max_age = kDefaultSettingsMaxAge);
   /// On its own (a BlockView of its own, without a scrape epoch).
   QueueCollector(const HostPaths& paths, std::shared_ptr<const DeviceFilter> filter);
   std::string_view name() const override { return "queue"; }
   /// Fails only when /sys/block cannot be listed.
   std::optional<std::string> collect(Families& out) override;
-  /// Yes: about ten files per device make it most of a scrape on a large host, and no collector
-  /// uses what it read.
+  /// Yes: two files per device at every scrape, and all of a device's files now and then, make
+  /// it the largest part of a scrape on a large host; no collector uses what it read.
   bool runs_apart() const override { return true; }
 
   /// Test seam: called with each device name after /sys/block was listed and
   /// before that device's files are read (lets a test remove them then).
   void set_before_device_read(std::function<void(const std::string&)> hook) { before_read_ = std::move(hook); }
 
-  /// Number of devices whose static attributes were (re)read from sysfs
-  /// since construction (for tests of the cache).
-  std::size_t static_reads() const;
+  /// Number of times a device's settings were read from sysfs since
+  /// construction (for tests of the cache).
+  std::size_t settings_reads() const;
+
+  /// A partition of a listed disk (its own directory below the disk's).
+  struct PartitionRow {
+    std::string device, disk, number;  ///< "sda1", "sda", "1" (`partition`)
+    std::optional<std::uint64_t> start_bytes, size_bytes;  ///< `start` and `size` x 512
+  };
 
  private:
-  struct StaticInfo {
-    std::string identity;  ///< "dev|diskseq|/sys/block inode"; empty: not cacheable
-    QueueSettings settings;  ///< only the static attributes' fields are set
-    std::optional<std::uint64_t> hw_queues;
+  /// A device's settings and facts, as read at one time (immutable once cached).
+  struct Settings {
+    std::string identity;  ///< "major:minor|/sys/block inode"; empty: not cacheable
+    std::optional<std::uint64_t> size_bytes;  ///< the live `size` when they were read
+    std::chrono::steady_clock::time_point expires;  ///< read again from then on
+    QueueSettings settings;  ///< all fields but the live ones (size_bytes, inflight)
+    std::optional<std::uint64_t> hw_queues;  ///< entries of mq/ (blk-mq devices)
+    std::vector<std::string> partition_names;  ///< the listing's partitions of the disk when read
+    std::vector<PartitionRow> partitions;      ///< those of them that read as partitions
   };
-  /// `is_virtual`: BlockDevices::Device::is_virtual (no device/ attributes read).
-  std::shared_ptr<const StaticInfo> static_info(const std::string& device, const HostDir& dir, bool is_virtual,
-                                                const std::string& identity);
   std::size_t read_threads_;
+  std::chrono::nanoseconds settings_max_age_;
   std::shared_ptr<BlockView> view_;
   std::shared_ptr<const DeviceFilter> filter_;
   std::function<void(const std::string&)> before_read_;
   mutable std::mutex mu_;
-  std::unordered_map<std::string, std::shared_ptr<const StaticInfo>> cache_;
-  std::size_t static_reads_ = 0;
+  std::unordered_map<std::string, std::shared_ptr<const Settings>> cache_;  ///< by device name
+  std::size_t settings_reads_ = 0;
 };
 
 }  // namespace diskperf

@@ -84,8 +84,8 @@ QueueSettings parse_queue_settings(const SysfsAttrs& attrs);
 /// of `q` it defines, as parse_queue_settings does; a name that defines no
 /// field is ignored, and garbage leaves that field empty (std::nullopt), except
 /// that an empty `wwid` keeps a `device/wwid` parsed before it (`wwid` is
-/// preferred over `device/wwid` whatever the order). For the scrape loop, which
-/// reads the live attributes into QueueSettings without building a map.
+/// preferred over `device/wwid` whatever the order). For the queue collector,
+/// which reads attributes one by one into QueueSettings without building a map.
 void parse_queue_attr(std::string_view name, std::string_view text, QueueSettings& q);
 
 }  // namespace diskperf

@@ -1,6 +1,7 @@
 #include "daemon/cli.h"
 
 #include "collectors/device_filter.h"
+#include "probes/probe_job.h"
 
 #include <CLI/CLI.hpp>
 
@@ -86,6 +87,14 @@ ParsedCommandLine parse_command_line(int argc, const char* const* argv) {
                  "^(z?ram|loop|fd|(h|s|v|xv)d[a-z]+|nvme\\d+n\\d+p)\\d+$); empty: none")
       ->expected(0, 1)
       ->check(valid_regex);
+
+  app.add_option("--collector.queue.settings-max-age", o.queue_settings_max_age,
+                 "Longest time a device's queue settings, device facts and partitions are kept before they are "
+                 "read again (also read when the device, its size or its partitions change); 0: at every scrape")
+      ->capture_default_str()
+      ->check([](const std::string& s) -> std::string {
+        return parse_duration(s) ? "" : "expected a duration such as 5m, 90s or 0";
+      });
 
   app.add_option("--azure.perfcounters-file", o.azure_perfcounters_file,
                  "Azure Enhanced Monitoring PerfCounters file; empty disables the azure collector "

@@ -60,6 +60,8 @@ struct Options {
   std::optional<std::string> diskstats_device_exclude;
   std::optional<std::string> azure_perfcounters_file;  ///< set only when given; "" disables
   std::string dm_table_dir;  ///< --collector.topology.dm-table-dir; empty: live tables (libdevmapper)
+  /// --collector.queue.settings-max-age (a duration, checked by parse_duration; "0": every scrape).
+  std::string queue_settings_max_age = "5m";
   ProbeCommandOptions probe;
   CheckCommandOptions check;
 };

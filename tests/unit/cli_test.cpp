@@ -61,3 +61,22 @@ TEST_CASE("cli: --no-collector.<name> leaves that collector out, as in node_expo
   CHECK(names(*none.options) == std::vector<std::string>{"process"});
   CHECK(parse({"--no-collector.nope"}).exit_code == 109);  // unknown flag
 }
+
+TEST_CASE("cli: --collector.queue.settings-max-age takes a duration, 0 included", "[cli]") {
+  auto dflt = parse({"metrics"});
+  REQUIRE(dflt.options);
+  CHECK(dflt.options->queue_settings_max_age == "5m");
+  for (const char* ok : {"--collector.queue.settings-max-age=0", "--collector.queue.settings-max-age=90s",
+                         "--collector.queue.settings-max-age=1h"}) {
+    INFO(ok);
+    CHECK(parse({ok}).options);
+  }
+  // Refused with the reason ("expected a duration such as 5m, 90s or 0"): CLI11's ValidationError.
+  for (const char* bad : {"--collector.queue.settings-max-age=5x", "--collector.queue.settings-max-age=-1m",
+                          "--collector.queue.settings-max-age="}) {
+    INFO(bad);
+    auto r = parse({bad});
+    CHECK_FALSE(r.options);
+    CHECK(r.exit_code != 0);
+  }
+}

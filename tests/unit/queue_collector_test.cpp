@@ -153,30 +153,73 @@ TEST_CASE("queue: a device removed between the listing and its reads leaves no s
   CHECK(value(after, "diskperf_disk_queue_depth", {{"device", "sde"}}) == 2048);
 }
 
-TEST_CASE("queue: static attributes are cached per device identity", "[queue]") {
+namespace {
+// The azure fixture's sdd, below the copy's root.
+const std::string kSdd =
+    "sys/devices/LNXSYSTM:00/LNXSYBUS:00/ACPI0004:00/VMBUS:00/f8b3781b-1e82-4818-a1c3-63d806ec15bb/host3/"
+    "target3:0:0/3:0:0:1/";
+}  // namespace
+
+TEST_CASE("queue: settings are cached; size and inflight are read at every scrape", "[queue]") {
   TempDir tmp;
   HostPaths p = copy_fixture("azure", tmp);
-  QueueCollector c(p, all());
+  QueueCollector c(std::make_shared<BlockView>(p, nullptr), all(), 1, std::chrono::hours(1));
   collect(c);
-  CHECK(c.static_reads() == 6);
+  CHECK(c.settings_reads() == 6);  // sda sdb sdc sdd sde dm-0
   collect(c);
-  CHECK(c.static_reads() == 6);  // nothing changed: no static re-read
-  // Live settings are read every scrape.
-  tmp.write("sys/devices/LNXSYSTM:00/LNXSYBUS:00/ACPI0004:00/VMBUS:00/f8b3781b-1e82-4818-a1c3-63d806ec15bb/"
-            "host3/target3:0:0/3:0:0:1/queue_depth",
-            "32\n");
-  const std::string sdd =
-      "sys/devices/LNXSYSTM:00/LNXSYBUS:00/ACPI0004:00/VMBUS:00/f8b3781b-1e82-4818-a1c3-63d806ec15bb/host3/"
-      "target3:0:0/3:0:0:1/block/sdd/";
-  tmp.write(sdd + "queue/physical_block_size", "512\n");
+  CHECK(c.settings_reads() == 6);  // nothing changed, nothing due: no settings read
+  // A setting written by hand (SCSI queue depth, block size) shows only when due; the live
+  // files show at once.
+  tmp.write(kSdd + "queue_depth", "32\n");
+  tmp.write(kSdd + "block/sdd/queue/physical_block_size", "512\n");
+  tmp.write(kSdd + "block/sdd/inflight", "       5        6\n");
   Families fs = collect(c);
-  CHECK(value(fs, "diskperf_disk_queue_depth", {{"device", "sdd"}}) == 32);
-  CHECK(value(fs, "diskperf_disk_physical_block_size_bytes", {{"device", "sdd"}}) == 4096);  // cached
-  // New media (diskseq changes): the static attributes are read again.
-  tmp.write(sdd + "diskseq", "9999\n");
+  CHECK(c.settings_reads() == 6);
+  CHECK(value(fs, "diskperf_disk_queue_depth", {{"device", "sdd"}}) == 254);
+  CHECK(value(fs, "diskperf_disk_physical_block_size_bytes", {{"device", "sdd"}}) == 4096);
+  CHECK(value(fs, "diskperf_disk_inflight_requests", {{"device", "sdd"}, {"op", "read"}}) == 5);
+  CHECK(value(fs, "diskperf_disk_inflight_requests", {{"device", "sdd"}, {"op", "write"}}) == 6);
+  // A new size (a resize, new media) reads the device's settings again in the same scrape.
+  tmp.write(kSdd + "block/sdd/size", "2097152\n");
   fs = collect(c);
-  CHECK(c.static_reads() == 7);
+  CHECK(c.settings_reads() == 7);
+  CHECK(value(fs, "diskperf_disk_size_bytes", {{"device", "sdd"}}) == 2097152.0 * 512);
+  CHECK(value(fs, "diskperf_disk_queue_depth", {{"device", "sdd"}}) == 32);
   CHECK(value(fs, "diskperf_disk_physical_block_size_bytes", {{"device", "sdd"}}) == 512);
+  CHECK(value(fs, "diskperf_disk_queue_depth", {{"device", "sdc"}}) == 2048);
+  // So does a change in a disk's partitions: sda1 goes.
+  CHECK(value(fs, "diskperf_disk_partition_info", {{"device", "sda1"}, {"disk", "sda"}, {"partition", "1"}}) == 1);
+  std::filesystem::remove(tmp.path / "sys/class/block/sda1");
+  std::filesystem::remove_all(std::filesystem::canonical(tmp.path / "sys/block/sda") / "sda1");
+  fs = collect(c);
+  CHECK(c.settings_reads() == 8);
+  CHECK_FALSE(family(fs, "diskperf_disk_partition_info"));
+  CHECK_FALSE(value(fs, "diskperf_disk_size_bytes", {{"device", "sda1"}}));
+}
+
+TEST_CASE("queue: settings older than the max age are read again; a max age of 0 reads them at every scrape",
+          "[queue]") {
+  TempDir tmp;
+  HostPaths p = copy_fixture("azure", tmp);
+  QueueCollector every(std::make_shared<BlockView>(p, nullptr), all(), 1, std::chrono::nanoseconds::zero());
+  QueueCollector aged(std::make_shared<BlockView>(p, nullptr), all(), 1, std::chrono::seconds(1));
+  collect(every);
+  collect(aged);
+  tmp.write(kSdd + "block/sdd/queue/nr_requests", "64\n");
+  tmp.write(kSdd + "block/sdd/queue/scheduler", "[none] mq-deadline\n");
+  const auto written = std::chrono::steady_clock::now();
+  CHECK(value(collect(every), "diskperf_disk_nr_requests", {{"device", "sdd"}}) == 64);
+  CHECK(every.settings_reads() == 12);
+  Families fs = collect(aged);
+  if (std::chrono::steady_clock::now() - written < std::chrono::milliseconds(700)) {  // not due before 3/4 s
+    CHECK(value(fs, "diskperf_disk_nr_requests", {{"device", "sdd"}}) == 254);
+    CHECK(aged.settings_reads() == 6);
+  }
+  std::this_thread::sleep_for(std::chrono::milliseconds(1050));
+  fs = collect(aged);
+  CHECK(aged.settings_reads() == 12);
+  CHECK(value(fs, "diskperf_disk_nr_requests", {{"device", "sdd"}}) == 64);
+  CHECK(labels_of(fs, "diskperf_disk_info", "device", "sdd")["scheduler"] == "none");
 }
 
 TEST_CASE("queue: the diskstats device filter applies; partitions follow their disk", "[queue]") {
@@ -240,7 +283,7 @@ TEST_CASE("queue: held attribute files follow a replaced device directory and fi
   const std::filesystem::path sde_qd =
       std::filesystem::canonical(std::filesystem::path(p.sysfs) / "block/sde/device") / "queue_depth";
   std::filesystem::remove(sde_qd);
-  QueueCollector c(p, all());
+  QueueCollector c(std::make_shared<BlockView>(p, nullptr), all(), 1, std::chrono::nanoseconds::zero());
   Families fs = collect(c);
   CHECK(value(fs, "diskperf_disk_nr_requests", {{"device", "sdd"}}) == 254);
   CHECK_FALSE(value(fs, "diskperf_disk_queue_depth", {{"device", "sde"}}));
@@ -257,7 +300,7 @@ TEST_CASE("queue: held attribute files follow a replaced device directory and fi
   std::filesystem::create_symlink(std::filesystem::read_symlink(link), link.string() + ".new");
   std::filesystem::rename(link.string() + ".new", link);
   tmp.write(std::filesystem::relative(sdd / "queue/nr_requests", tmp.path).string(), "64\n");
-  // A live attribute that was absent appears (retried at every scrape).
+  // A setting that was absent appears (settings read at every scrape with a max age of 0).
   tmp.write(std::filesystem::relative(sde_qd, tmp.path).string(), "16\n");
   fs = collect(c);
   CHECK(value(fs, "diskperf_disk_nr_requests", {{"device", "sdd"}}) == 64);
@@ -273,7 +316,7 @@ TEST_CASE("queue: a virtual device's device/ attributes are never read; its othe
           "[queue]") {
   TempDir tmp;
   HostPaths p = copy_fixture("azure", tmp);
-  QueueCollector c(p, all());
+  QueueCollector c(std::make_shared<BlockView>(p, nullptr), all(), 1, std::chrono::nanoseconds::zero());
   const Labels dm0_info{{"device", "dm-0"},
                         {"scheduler", "none"},
                         {"write_cache", "write through"},
@@ -295,7 +338,8 @@ TEST_CASE("queue: a virtual device's device/ attributes are never read; its othe
   check_dm0(collect(c));
   // A kernel never makes device/ under /sys/devices/virtual (no parent device). Files put there
   // in the fixture are ignored: they are not opened, neither at the first scrape of a new
-  // collector (static attributes) nor at later ones (live attributes), and the output is the same.
+  // collector nor when the settings are read again (here at every scrape: max age 0), and the
+  // output is the same.
   for (const char* f : {"queue_depth", "model", "vendor", "wwid"})
     tmp.write(std::string("sys/devices/virtual/block/dm-0/device/") + f, "16\n");
   check_dm0(collect(c));

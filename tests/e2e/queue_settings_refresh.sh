@@ -1,0 +1,57 @@
+#!/usr/bin/env bash
+# End to end on this host's real /sys, with a loop device attached here: the
+# queue collector reads `size` and `inflight` at every scrape and a device's
+# settings when they are due (--collector.queue.settings-max-age), or at once
+# when its size changes; it keeps three descriptors per device (its directory,
+# size, inflight) and no more. Writes only to the loop device's own settings.
+source "$(dirname "$0")/lib.sh"
+
+truncate -s 32M "$E2E_TMP/disk.img"
+attach_loop "$E2E_TMP/disk.img"
+dev=$LOOP_DEV
+s=/sys/block/$dev
+ra_file=$s/queue/read_ahead_kb
+flags=("--collector.diskstats.device-include=^$dev\$" --azure.perfcounters-file= --no-collector.tier)
+
+start_exporter "${flags[@]}" --collector.queue.settings-max-age=1h
+out=$(scrape)
+ra0=$(cat "$ra_file")
+[ "$(sample_value "$out" diskperf_disk_read_ahead_bytes "device=\"$dev\"")" = $((ra0 * 1024)) ] \
+  || fail "read_ahead_bytes of $dev is not $ra0 KiB: $(grep "read_ahead_bytes{device=\"$dev\"" <<<"$out")"
+[ "$(sample_value "$out" diskperf_disk_size_bytes "device=\"$dev\"")" = 33554432 ] || fail "$dev size before the resize"
+
+# Descriptors the daemon keeps on the device: its directory, size and inflight.
+held=$(find "/proc/$EXPORTER_PID/fd" -lname "*/block/$dev*" -printf '%l\n' | sort)
+[ "$(wc -l <<<"$held")" = 3 ] || fail "descriptors held on $dev: want 3, got: $held"
+grep -q "/block/$dev\$" <<<"$held" && grep -q "/block/$dev/size\$" <<<"$held" &&
+  grep -q "/block/$dev/inflight\$" <<<"$held" || fail "descriptors held on $dev: $held"
+log "held on $dev: $(tr '\n' ' ' <<<"$held")"
+
+# A setting written by hand: not read again before it is due (max age 1 h).
+ra1=$((ra0 == 256 ? 512 : 256))
+echo "$ra1" >"$ra_file"
+out=$(scrape)
+[ "$(sample_value "$out" diskperf_disk_read_ahead_bytes "device=\"$dev\"")" = $((ra0 * 1024)) ] \
+  || fail "read_ahead_bytes of $dev changed before it was due"
+
+# A resize: size at once, and the settings are read again in the same scrape.
+truncate -s 64M "$E2E_TMP/disk.img"
+losetup -c "/dev/$dev"
+[ "$(cat "$s/size")" = 131072 ] || fail "$dev was not resized: size $(cat "$s/size")"
+out=$(scrape)
+[ "$(sample_value "$out" diskperf_disk_size_bytes "device=\"$dev\"")" = 67108864 ] || fail "$dev size after the resize"
+[ "$(sample_value "$out" diskperf_disk_read_ahead_bytes "device=\"$dev\"")" = $((ra1 * 1024)) ] \
+  || fail "read_ahead_bytes of $dev not read again after the resize"
+
+# A max age of 0: a setting written by hand shows at the next scrape.
+kill "$EXPORTER_PID"
+wait "$EXPORTER_PID" 2>/dev/null || true
+start_exporter "${flags[@]}" --collector.queue.settings-max-age=0
+scrape >/dev/null
+ra2=$((ra1 + 128))
+echo "$ra2" >"$ra_file"
+out=$(scrape)
+[ "$(sample_value "$out" diskperf_disk_read_ahead_bytes "device=\"$dev\"")" = $((ra2 * 1024)) ] \
+  || fail "read_ahead_bytes of $dev with a max age of 0: want $((ra2 * 1024))"
+echo "$ra0" >"$ra_file"
+echo "PASS queue_settings_refresh"
