@@ -57,7 +57,7 @@ namespace diskperf {
 class QueueCollector final : public Collector {
  public:
   /// Default of --collector.queue.settings-max-age.
-  static constexpr std::chrono::minutes kDefaultSettingsMaxAge{5};
+  static constexpr std::chrono::minutes kDefaultSettingsMaxAge{10};
   /// `filter` is the diskstats device filter (shared); partitions are kept
   /// when their parent disk is. `view` is shared with the topology and tier
   /// collectors of the same scrape. Devices are read on up to `read_threads`

@@ -61,7 +61,7 @@ struct Options {
   std::optional<std::string> azure_perfcounters_file;  ///< set only when given; "" disables
   std::string dm_table_dir;  ///< --collector.topology.dm-table-dir; empty: live tables (libdevmapper)
   /// --collector.queue.settings-max-age (a duration, checked by parse_duration; "0": every scrape).
-  std::string queue_settings_max_age = "5m";
+  std::string queue_settings_max_age = "10m";
   ProbeCommandOptions probe;
   CheckCommandOptions check;
 };

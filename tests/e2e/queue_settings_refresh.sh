@@ -2,8 +2,8 @@
 # End to end on this host's real /sys, with a loop device attached here: the
 # queue collector reads `size` and `inflight` at every scrape and a device's
 # settings when they are due (--collector.queue.settings-max-age), or at once
-# when its size changes; it keeps three descriptors per device (its directory,
-# size, inflight) and no more. Writes only to the loop device's own settings.
+# when its size changes or the daemon reloads; it keeps three descriptors per
+# device (its directory, size, inflight) and no more. Writes only to the loop device's own settings.
 source "$(dirname "$0")/lib.sh"
 
 truncate -s 32M "$E2E_TMP/disk.img"
@@ -43,15 +43,29 @@ out=$(scrape)
 [ "$(sample_value "$out" diskperf_disk_read_ahead_bytes "device=\"$dev\"")" = $((ra1 * 1024)) ] \
   || fail "read_ahead_bytes of $dev not read again after the resize"
 
+# A reload (SIGHUP) builds the collectors anew: the settings are read at the next scrape.
+ra2=$((ra1 + 128))
+echo "$ra2" >"$ra_file"
+[ "$(sample_value "$(scrape)" diskperf_disk_read_ahead_bytes "device=\"$dev\"")" = $((ra1 * 1024)) ] \
+  || fail "read_ahead_bytes of $dev changed before it was due (after the resize)"
+kill -HUP "$EXPORTER_PID"
+got=""
+for _ in $(seq 1 50); do
+  got=$(sample_value "$(scrape)" diskperf_disk_read_ahead_bytes "device=\"$dev\"")
+  [ "$got" = $((ra2 * 1024)) ] && break
+  sleep 0.1
+done
+[ "$got" = $((ra2 * 1024)) ] || fail "read_ahead_bytes of $dev after a reload: $got, want $((ra2 * 1024))"
+
 # A max age of 0: a setting written by hand shows at the next scrape.
 kill "$EXPORTER_PID"
 wait "$EXPORTER_PID" 2>/dev/null || true
 start_exporter "${flags[@]}" --collector.queue.settings-max-age=0
 scrape >/dev/null
-ra2=$((ra1 + 128))
-echo "$ra2" >"$ra_file"
+ra3=$((ra2 + 128))
+echo "$ra3" >"$ra_file"
 out=$(scrape)
-[ "$(sample_value "$out" diskperf_disk_read_ahead_bytes "device=\"$dev\"")" = $((ra2 * 1024)) ] \
-  || fail "read_ahead_bytes of $dev with a max age of 0: want $((ra2 * 1024))"
+[ "$(sample_value "$out" diskperf_disk_read_ahead_bytes "device=\"$dev\"")" = $((ra3 * 1024)) ] \
+  || fail "read_ahead_bytes of $dev with a max age of 0: want $((ra3 * 1024))"
 echo "$ra0" >"$ra_file"
 echo "PASS queue_settings_refresh"

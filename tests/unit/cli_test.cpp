@@ -65,7 +65,7 @@ TEST_CASE("cli: --no-collector.<name> leaves that collector out, as in node_expo
 TEST_CASE("cli: --collector.queue.settings-max-age takes a duration, 0 included", "[cli]") {
   auto dflt = parse({"metrics"});
   REQUIRE(dflt.options);
-  CHECK(dflt.options->queue_settings_max_age == "5m");
+  CHECK(dflt.options->queue_settings_max_age == "10m");
   for (const char* ok : {"--collector.queue.settings-max-age=0", "--collector.queue.settings-max-age=90s",
                          "--collector.queue.settings-max-age=1h"}) {
     INFO(ok);
