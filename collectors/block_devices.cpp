@@ -134,7 +134,7 @@ BlockDevices::Listing BlockDevices::list() {
       for (const DirEntry& e : sub)
         if (e.name.size() > d.name.size() && e.name.compare(0, d.name.size(), d.name) == 0 &&
             d.dir->exists(e.name + "/partition") == ReadStatus::ok)
-          out.partitions.push_back({e.name, d.name});
+          out.partitions.push_back({e.name, d.name, e.ino});
     }
     std::sort(out.partitions.begin(), out.partitions.end(),
               [](const Partition& a, const Partition& b) { return a.name < b.name; });
@@ -150,7 +150,8 @@ BlockDevices::Listing BlockDevices::list() {
     if (it == partitions_.end() || it->second.ino != l.ino)
       it = partitions_.insert_or_assign(l.name, PartitionLink{l.ino, disk_of_partition_link(cls.read_link(l.name), l.name)})
                .first;
-    if (!it->second.disk.empty() && names.count(it->second.disk)) out.partitions.push_back({l.name, it->second.disk});
+    if (!it->second.disk.empty() && names.count(it->second.disk))
+      out.partitions.push_back({l.name, it->second.disk, l.ino});
   }
   std::erase_if(partitions_, [&](const auto& kv) { return !seen.count(kv.first); });
   return out;

@@ -66,6 +66,9 @@ class BlockDevices {
   struct Partition {
     std::string name;  ///< kernel name ("sda1")
     std::string disk;  ///< its whole disk, one of the listed devices ("sda")
+    /// Inode number of its /sys/class/block link (of its directory when listed from the disk's
+    /// subdirectories): a new one when the partition was deleted and added again.
+    std::uint64_t ino = 0;
   };
   struct Listing {
     /// "list <sysfs>/block: cannot read directory" when /sys/block cannot be listed.

@@ -27,6 +27,8 @@ class BlockView {
   BlockView(const HostPaths& paths, std::shared_ptr<const ScrapeEpoch> epoch,
             std::shared_ptr<FdBudget> budget = nullptr);
 
+  /// The roots it reads under.
+  const HostPaths& paths() const { return paths_; }
   /// The budget for descriptors held between scrapes, shared with the queue collector.
   const std::shared_ptr<FdBudget>& fd_budget() const { return budget_; }
 

@@ -151,11 +151,31 @@ std::size_t QueueCollector::settings_reads() const {
 std::optional<std::string> QueueCollector::collect(Families& out) {
   const std::shared_ptr<const BlockDevices::Listing> listing = view_->devices();
   if (listing->error) return listing->error;
-  const auto now = std::chrono::steady_clock::now();
+  const auto now = clock_();
 
   // Partitions by disk (the listing's are sorted by name).
-  std::unordered_map<std::string_view, std::vector<std::string_view>> parts_of;
-  for (const BlockDevices::Partition& p : listing->partitions) parts_of[p.disk].push_back(p.name);
+  std::unordered_map<std::string_view, std::vector<const BlockDevices::Partition*>> parts_of;
+  for (const BlockDevices::Partition& p : listing->partitions) parts_of[p.disk].push_back(&p);
+  // Partition sizes in KiB from <procfs>/partitions (one read for all): a partition resized in
+  // place (growpart, BLKPG_RESIZE_PARTITION) changes neither its disk's size nor the listing.
+  std::vector<ProcPartition> proc_parts;
+  std::unordered_map<std::string_view, std::uint64_t> kib_of;
+  if (!listing->partitions.empty()) {
+    FileContent f = read_file(join_path(view_->paths().procfs, "partitions"), 1u << 20);
+    if (f.ok()) proc_parts = parse_proc_partitions(f.data);
+    for (const ProcPartition& pp : proc_parts) kib_of.emplace(pp.name, pp.kib);
+  }
+  // Whether the cached partitions of a disk still are those of the listing, at their sizes.
+  auto same_partitions = [&](const Settings& c, const std::vector<const BlockDevices::Partition*>& listed) {
+    if (listed.size() != c.partition_keys.size()) return false;
+    for (std::size_t i = 0; i < listed.size(); ++i)
+      if (listed[i]->name != c.partition_keys[i].first || listed[i]->ino != c.partition_keys[i].second) return false;
+    for (const PartitionRow& pr : c.partitions) {
+      auto kib = kib_of.find(pr.device);
+      if (kib != kib_of.end() && pr.size_bytes && (*pr.size_bytes / 512) >> 1 != kib->second) return false;
+    }
+    return true;
+  };
   // The devices to read, each with its cached settings (null: none).
   struct Pending {
     const BlockDevices::Device* device;
@@ -204,29 +224,28 @@ std::optional<std::string> QueueCollector::collect(Families& out) {
       if (f.ok()) parse_queue_attr(name, f.data, o.live);
       vanished = vanished || f.status == ReadStatus::vanished;
     }
-    static const std::vector<std::string_view> kNoParts;
+    static const std::vector<const BlockDevices::Partition*> kNoParts;
     auto parts_it = parts_of.find(d.name);
-    const std::vector<std::string_view>& parts = parts_it == parts_of.end() ? kNoParts : parts_it->second;
+    const auto& parts = parts_it == parts_of.end() ? kNoParts : parts_it->second;
     const Settings* c = p.cached.get();
-    const bool due = c == nullptr || p.identity.empty() || c->identity != p.identity ||
-                     settings_max_age_ == std::chrono::nanoseconds::zero() || now >= c->expires ||
-                     c->size_bytes != o.live.size_bytes ||
-                     !std::equal(parts.begin(), parts.end(), c->partition_names.begin(), c->partition_names.end());
+    const bool first = c == nullptr || c->identity != p.identity;
+    const bool due = first || p.identity.empty() || settings_max_age_ == std::chrono::nanoseconds::zero() ||
+                     now >= c->expires || c->size_bytes != o.live.size_bytes || !same_partitions(*c, parts);
     if (!due) {
       o.settings = p.cached;
     } else if (!vanished) {
       auto s = std::make_shared<Settings>();
       s->identity = p.identity;
       s->size_bytes = o.live.size_bytes;
-      s->expires = due_time(d.name, now, settings_max_age_);
       read_settings_attrs(dir, d.is_virtual, s->settings);
       ReadStatus st = ReadStatus::ok;
       auto mq = dir.list_dir("mq", &st);
       if (st == ReadStatus::ok) s->hw_queues = mq.size();
-      // Partitions: subdirectories of the disk's directory.
-      for (std::string_view entry : parts) {
-        const std::string sub(entry);
-        s->partition_names.push_back(sub);
+      // Partitions: subdirectories of the disk's directory. One that does not read as a
+      // partition yet (being added: its link comes before its files) is left out of the keys,
+      // so the next scrape reads the disk again.
+      for (const BlockDevices::Partition* part : parts) {
+        const std::string& sub = part->name;
         FileContent num = dir.read_file(sub + "/partition", kMaxAttrBytes);
         if (!num.ok() || !parse_u64(num.data)) continue;
         PartitionRow pr{sub, d.name, std::to_string(*parse_u64(num.data)), std::nullopt, std::nullopt};
@@ -235,7 +254,14 @@ std::optional<std::string> QueueCollector::collect(Families& out) {
         FileContent size = dir.read_file(sub + "/size", kMaxAttrBytes);
         if (size.ok()) pr.size_bytes = scale_u64(parse_u64(size.data), 512);
         s->partitions.push_back(std::move(pr));
+        s->partition_keys.emplace_back(sub, part->ino);
       }
+      // Due again: at the next scrape when queue/ was not there (a disk being added registers
+      // its queue after its /sys/block entry); within kNewDeviceMaxAge for a device seen for the
+      // first time; else within the max age.
+      if (!s->settings.logical_block_size) s->expires = now;
+      else s->expires = due_time(d.name, now, first ? std::min<std::chrono::nanoseconds>(settings_max_age_, kNewDeviceMaxAge)
+                                                    : settings_max_age_);
       o.settings = std::move(s);
       o.fresh = true;
     }

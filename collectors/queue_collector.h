@@ -16,11 +16,15 @@
 //   read and closed: no descriptor, no kernel memory kept) when the device is
 //   new, its identity (`dev` major:minor and the /sys/block entry's inode)
 //   changed, its size changed (a resize, new media, a detached loop device),
-//   its list of partitions changed, or the last read is `settings_max_age`
-//   old (each device at a point between 3/4 of that and all of it, so that a
-//   large host's reads spread over scrapes); a max age of 0 reads them at
-//   every scrape. A setting written by hand (echo none > queue/scheduler)
-//   shows within that age.
+//   its partitions changed (listed names and /sys/class/block inodes; a
+//   partition's size in <procfs>/partitions, in KiB, against the cached one:
+//   growpart), or the last read is `settings_max_age` old (each device at a
+//   point between 3/4 of that and all of it, so that a large host's reads
+//   spread over scrapes); a max age of 0 reads them at every scrape. A
+//   setting written by hand (echo none > queue/scheduler) shows within that
+//   age. A device seen for the first time is read again within
+//   kNewDeviceMaxAge, and one whose queue/ was not there yet (a disk being
+//   added: queue/logical_block_size unreadable) at the next scrape.
 // Why: a held sysfs file costs the kernel about 4.4 KB (its seq_file page and
 // open file, measured as slab growth), so holding every attribute of 1,000
 // devices cost ~48 MB of kernel memory; opening a file costs ~6x a pread of a
@@ -43,6 +47,7 @@
 #include <mutex>
 #include <string>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "collectors/block_view.h"
@@ -80,9 +85,17 @@ class QueueCollector final : public Collector {
   /// before that device's files are read (lets a test remove them then).
   void set_before_device_read(std::function<void(const std::string&)> hook) { before_read_ = std::move(hook); }
 
+  /// Test seam: the clock the settings' ages are measured with (default: steady_clock::now).
+  void set_clock(std::function<std::chrono::steady_clock::time_point()> now) { clock_ = std::move(now); }
+
   /// Number of times a device's settings were read from sysfs since
   /// construction (for tests of the cache).
   std::size_t settings_reads() const;
+
+  /// A device seen for the first time (new, or a new identity) is read again after at most this
+  /// long (or the max age, if shorter): udev rules that set a new disk's scheduler or read-ahead
+  /// run just after it appears, and a scrape in between would keep the kernel's defaults.
+  static constexpr std::chrono::minutes kNewDeviceMaxAge{1};
 
   /// A partition of a listed disk (its own directory below the disk's).
   struct PartitionRow {
@@ -98,14 +111,17 @@ class QueueCollector final : public Collector {
     std::chrono::steady_clock::time_point expires;  ///< read again from then on
     QueueSettings settings;  ///< all fields but the live ones (size_bytes, inflight)
     std::optional<std::uint64_t> hw_queues;  ///< entries of mq/ (blk-mq devices)
-    std::vector<std::string> partition_names;  ///< the listing's partitions of the disk when read
-    std::vector<PartitionRow> partitions;      ///< those of them that read as partitions
+    /// The partitions of the disk that read as partitions: their rows, and their names and
+    /// /sys/class/block inodes as listed then (a listing that differs makes the settings due).
+    std::vector<PartitionRow> partitions;
+    std::vector<std::pair<std::string, std::uint64_t>> partition_keys;
   };
   std::size_t read_threads_;
   std::chrono::nanoseconds settings_max_age_;
   std::shared_ptr<BlockView> view_;
   std::shared_ptr<const DeviceFilter> filter_;
   std::function<void(const std::string&)> before_read_;
+  std::function<std::chrono::steady_clock::time_point()> clock_ = [] { return std::chrono::steady_clock::now(); };
   mutable std::mutex mu_;
   std::unordered_map<std::string, std::shared_ptr<const Settings>> cache_;  ///< by device name
   std::size_t settings_reads_ = 0;

@@ -56,6 +56,21 @@ std::string link_target_name(std::string_view target) {
   return std::string(slash == std::string_view::npos ? target : target.substr(slash + 1));
 }
 
+std::vector<ProcPartition> parse_proc_partitions(std::string_view text) {
+  std::vector<ProcPartition> out;
+  while (!text.empty()) {
+    const auto nl = text.find('\n');
+    const std::string_view line = text.substr(0, nl);
+    text = nl == std::string_view::npos ? std::string_view{} : text.substr(nl + 1);
+    auto f = split_ws(line);
+    if (f.size() != 4 || !parse_u64(f[0]) || !parse_u64(f[1])) continue;
+    auto kib = parse_u64(f[2]);
+    if (!kib) continue;
+    out.push_back({std::string(f[3]), *kib});
+  }
+  return out;
+}
+
 QueueSettings parse_queue_settings(const SysfsAttrs& attrs) {
   QueueSettings q;
   for (const auto& [name, text] : attrs) parse_queue_attr(name, text, q);

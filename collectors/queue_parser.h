@@ -14,6 +14,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "collectors/text.h"  // parse_u64, used with the parsers below
 
@@ -48,6 +49,17 @@ std::optional<unsigned> parse_azure_lun(std::string_view link_name);
 /// Kernel device name a /dev link points at: last path component of its
 /// target ("../../sdc" -> "sdc"). Empty when the target is empty.
 std::string link_target_name(std::string_view target);
+
+/// One line of /proc/partitions (block/genhd.c, show_partition): "major minor #blocks name", where
+/// #blocks is the size in 1 KiB units (512-byte sectors >> 1, so an odd sector is dropped).
+struct ProcPartition {
+  std::string name;
+  std::uint64_t kib = 0;
+};
+
+/// /proc/partitions: its lines of four fields whose first three are integers; the header
+/// ("major minor  #blocks  name"), blank and malformed lines are skipped.
+std::vector<ProcPartition> parse_proc_partitions(std::string_view text);
 
 /// Raw sysfs attribute texts of one device, keyed by path relative to
 /// /sys/block/<dev> ("queue/nr_requests", "device/queue_depth"). An

@@ -43,6 +43,31 @@ out=$(scrape)
 [ "$(sample_value "$out" diskperf_disk_read_ahead_bytes "device=\"$dev\"")" = $((ra1 * 1024)) ] \
   || fail "read_ahead_bytes of $dev not read again after the resize"
 
+# Partitions (BLKPG ioctls, as parted and growpart make): a new one shows at the next scrape, and
+# so does one resized in place (growpart: the disk and the listing stay the same; the change shows
+# in /proc/partitions) or deleted and added again at another start.
+part=${dev}p1
+expect_part() {  # expect_part START SIZE (512-byte sectors)
+  local got_start got_size
+  out=$(scrape)
+  got_start=$(sample_value "$out" diskperf_disk_partition_start_bytes "device=\"$part\"")
+  got_size=$(sample_value "$out" diskperf_disk_size_bytes "device=\"$part\"")
+  [ "$got_start $got_size" = "$(($1 * 512)) $(($2 * 512))" ] \
+    || fail "$part: start, size $got_start $got_size, want $(($1 * 512)) $(($2 * 512)) ($3)"
+}
+addpart "/dev/$dev" 1 2048 20480
+on_exit "delpart /dev/$dev 1 2>/dev/null || true"
+expect_part 2048 20480 "added"
+resizepart "/dev/$dev" 1 40960
+[ "$(cat "$s/$part/size")" = 40960 ] || fail "$part was not resized"
+expect_part 2048 40960 "resized in place"
+delpart "/dev/$dev" 1
+addpart "/dev/$dev" 1 4096 40960
+expect_part 4096 40960 "added again at another start"
+delpart "/dev/$dev" 1
+out=$(scrape)
+[ -z "$(sample_value "$out" diskperf_disk_size_bytes "device=\"$part\"")" ] || fail "$part still exported after delpart"
+
 # A reload (SIGHUP) builds the collectors anew: the settings are read at the next scrape.
 ra2=$((ra1 + 128))
 echo "$ra2" >"$ra_file"

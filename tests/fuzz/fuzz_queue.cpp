@@ -1,4 +1,5 @@
-// libFuzzer target: the sysfs value parsers (collectors/queue_parser.h).
+// libFuzzer target: the sysfs value parsers and the /proc/partitions parser
+// (collectors/queue_parser.h).
 // The input is one attribute's text for the single-value parsers; for
 // parse_queue_settings it fills every known attribute: with the whole input
 // when it holds no NUL byte, otherwise with its NUL-separated pieces in turn.
@@ -34,6 +35,9 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   (void)parse_inflight(text);
   (void)parse_azure_lun(text);
   (void)link_target_name(text);
+  // /proc/partitions: every entry has a name without whitespace, from a line of four fields.
+  for (const ProcPartition& p : parse_proc_partitions(text))
+    if (p.name.empty() || p.name.find_first_of(" \t\n") != std::string::npos) std::abort();
 
   SysfsAttrs attrs;
   if (text.find('\0') == std::string_view::npos) {

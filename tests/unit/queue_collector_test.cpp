@@ -197,29 +197,121 @@ TEST_CASE("queue: settings are cached; size and inflight are read at every scrap
   CHECK_FALSE(value(fs, "diskperf_disk_size_bytes", {{"device", "sda1"}}));
 }
 
+// A clock a test moves by hand (QueueCollector::set_clock).
+struct FakeClock {
+  std::chrono::steady_clock::time_point now = std::chrono::steady_clock::now();
+  void attach(QueueCollector& c) {
+    c.set_clock([this] { return now; });
+  }
+};
+
 TEST_CASE("queue: settings older than the max age are read again; a max age of 0 reads them at every scrape",
           "[queue]") {
+  using namespace std::chrono_literals;
   TempDir tmp;
   HostPaths p = copy_fixture("azure", tmp);
   QueueCollector every(std::make_shared<BlockView>(p, nullptr), all(), 1, std::chrono::nanoseconds::zero());
-  QueueCollector aged(std::make_shared<BlockView>(p, nullptr), all(), 1, std::chrono::seconds(1));
+  QueueCollector aged(std::make_shared<BlockView>(p, nullptr), all(), 1, 10min);
+  FakeClock clock;
+  clock.attach(every);
+  clock.attach(aged);
   collect(every);
   collect(aged);
+  CHECK(aged.settings_reads() == 6);
   tmp.write(kSdd + "block/sdd/queue/nr_requests", "64\n");
   tmp.write(kSdd + "block/sdd/queue/scheduler", "[none] mq-deadline\n");
-  const auto written = std::chrono::steady_clock::now();
   CHECK(value(collect(every), "diskperf_disk_nr_requests", {{"device", "sdd"}}) == 64);
   CHECK(every.settings_reads() == 12);
+  // Seen for the first time: read again within a minute (not before 45 s), whatever the max age.
+  clock.now += 44s;
+  CHECK(value(collect(aged), "diskperf_disk_nr_requests", {{"device", "sdd"}}) == 254);
+  CHECK(aged.settings_reads() == 6);
+  clock.now += 17s;
   Families fs = collect(aged);
-  if (std::chrono::steady_clock::now() - written < std::chrono::milliseconds(700)) {  // not due before 3/4 s
-    CHECK(value(fs, "diskperf_disk_nr_requests", {{"device", "sdd"}}) == 254);
-    CHECK(aged.settings_reads() == 6);
-  }
-  std::this_thread::sleep_for(std::chrono::milliseconds(1050));
-  fs = collect(aged);
   CHECK(aged.settings_reads() == 12);
   CHECK(value(fs, "diskperf_disk_nr_requests", {{"device", "sdd"}}) == 64);
   CHECK(labels_of(fs, "diskperf_disk_info", "device", "sdd")["scheduler"] == "none");
+  // Then within the max age: not before 3/4 of it (7.5 min), all by its end.
+  tmp.write(kSdd + "block/sdd/queue/nr_requests", "32\n");
+  clock.now += 449s;
+  CHECK(value(collect(aged), "diskperf_disk_nr_requests", {{"device", "sdd"}}) == 64);
+  CHECK(aged.settings_reads() == 12);
+  clock.now += 152s;
+  CHECK(value(collect(aged), "diskperf_disk_nr_requests", {{"device", "sdd"}}) == 32);
+  CHECK(aged.settings_reads() == 18);
+}
+
+TEST_CASE("queue: a disk or partition caught while being added is read again at the next scrape", "[queue]") {
+  using namespace std::chrono_literals;
+  TempDir tmp;
+  HostPaths p = copy_fixture("azure", tmp);
+  QueueCollector c(std::make_shared<BlockView>(p, nullptr), all(), 1, 10min);
+  FakeClock clock;
+  clock.attach(c);
+  // A disk whose queue/ is not registered yet (its /sys/block entry comes first): no settings
+  // now, and read again at every scrape until queue/logical_block_size can be read.
+  const std::filesystem::path sdd = std::filesystem::canonical(std::filesystem::path(p.sysfs) / "block/sdd");
+  std::filesystem::rename(sdd / "queue", tmp.path / "sdd_queue");
+  Families fs = collect(c);
+  CHECK_FALSE(value(fs, "diskperf_disk_nr_requests", {{"device", "sdd"}}));
+  CHECK(value(fs, "diskperf_disk_size_bytes", {{"device", "sdd"}}));
+  CHECK(c.settings_reads() == 6);
+  collect(c);
+  CHECK(c.settings_reads() == 7);
+  std::filesystem::rename(tmp.path / "sdd_queue", sdd / "queue");
+  CHECK(value(collect(c), "diskperf_disk_nr_requests", {{"device", "sdd"}}) == 254);
+  CHECK(c.settings_reads() == 8);
+  collect(c);
+  CHECK(c.settings_reads() == 8);
+  // A partition whose /sys/class/block link is there before its files: left out, and its disk
+  // read again at the next scrape.
+  const std::filesystem::path sdc = std::filesystem::canonical(std::filesystem::path(p.sysfs) / "block/sdc");
+  std::filesystem::create_directory(sdc / "sdc1");
+  std::filesystem::create_symlink(std::filesystem::relative(sdc / "sdc1", tmp.path / "sys/class/block"),
+                                  tmp.path / "sys/class/block/sdc1");
+  fs = collect(c);
+  CHECK(c.settings_reads() == 9);
+  CHECK_FALSE(value(fs, "diskperf_disk_partition_info", {{"device", "sdc1"}, {"disk", "sdc"}, {"partition", "1"}}));
+  for (auto [f, v] : {std::pair{"partition", "1\n"}, {"start", "2048\n"}, {"size", "4096\n"}, {"dev", "8:33\n"}})
+    tmp.write(std::filesystem::relative(sdc / "sdc1" / f, tmp.path).string(), v);
+  fs = collect(c);
+  CHECK(c.settings_reads() == 10);
+  CHECK(value(fs, "diskperf_disk_partition_info", {{"device", "sdc1"}, {"disk", "sdc"}, {"partition", "1"}}) == 1);
+  CHECK(value(fs, "diskperf_disk_partition_start_bytes", {{"device", "sdc1"}}) == 2048.0 * 512);
+  collect(c);
+  CHECK(c.settings_reads() == 10);
+}
+
+TEST_CASE("queue: a partition resized in place (procfs partitions) or added again is read again at once",
+          "[queue]") {
+  using namespace std::chrono_literals;
+  TempDir tmp;
+  HostPaths p = copy_fixture("azure", tmp);
+  p.procfs = (tmp.path / "proc").string();
+  // sda1: 62687199 sectors, 31343599 KiB in /proc/partitions (sectors >> 1).
+  tmp.write("proc/partitions", "major minor  #blocks  name\n\n   8        0   31457280 sda\n   8        1   31343599 sda1\n");
+  QueueCollector c(std::make_shared<BlockView>(p, nullptr), all(), 1, 10min);
+  FakeClock clock;
+  clock.attach(c);
+  CHECK(value(collect(c), "diskperf_disk_size_bytes", {{"device", "sda1"}}) == 62687199.0 * 512);
+  CHECK(c.settings_reads() == 6);
+  const std::filesystem::path sda1 = std::filesystem::canonical(std::filesystem::path(p.sysfs) / "block/sda") / "sda1";
+  const std::string rel = std::filesystem::relative(sda1, tmp.path).string();
+  // growpart: the partition's size changes, its disk's size and the listing do not.
+  tmp.write(rel + "/size", "62914560\n");
+  CHECK(value(collect(c), "diskperf_disk_size_bytes", {{"device", "sda1"}}) == 62687199.0 * 512);  // procfs not yet
+  tmp.write("proc/partitions", "major minor  #blocks  name\n\n   8        0   31457280 sda\n   8        1   31457280 sda1\n");
+  CHECK(value(collect(c), "diskperf_disk_size_bytes", {{"device", "sda1"}}) == 62914560.0 * 512);
+  CHECK(c.settings_reads() == 7);
+  collect(c);
+  CHECK(c.settings_reads() == 7);
+  // Deleted and added again at another start with the same size: a new /sys/class/block link.
+  tmp.write(rel + "/start", "4096\n");
+  const std::filesystem::path link = tmp.path / "sys/class/block/sda1";
+  std::filesystem::create_symlink(std::filesystem::read_symlink(link), link.string() + ".new");
+  std::filesystem::rename(link.string() + ".new", link);
+  CHECK(value(collect(c), "diskperf_disk_partition_start_bytes", {{"device", "sda1"}}) == 4096.0 * 512);
+  CHECK(c.settings_reads() == 8);
 }
 
 TEST_CASE("queue: the diskstats device filter applies; partitions follow their disk", "[queue]") {

@@ -167,3 +167,28 @@ TEST_CASE("parse_queue_attr: garbage empties the field it names", "[queue]") {
   parse_queue_attr("wwid", "  \n", q);
   CHECK(q.wwid == "naa.1");
 }
+
+TEST_CASE("/proc/partitions: name and size in KiB of each line; header, blank and malformed lines skipped",
+          "[queue]") {
+  const std::string text =
+      "major minor  #blocks  name\n"
+      "\n"
+      " 254        0   31457280 vda\n"
+      " 254        1   31336431 vda1\n"
+      "   7       64      65536 loop64\n"
+      "   8       16 garbage sdb\n"
+      "   8       17 1 2 sdb1\n"
+      "   x        0        10 sdz\n"
+      " 259        0 18446744073709551615 nvme0n1";  // no final newline
+  auto parts = parse_proc_partitions(text);
+  REQUIRE(parts.size() == 4);
+  CHECK(parts[0].name == "vda");
+  CHECK(parts[0].kib == 31457280);
+  CHECK(parts[1].name == "vda1");
+  CHECK(parts[1].kib == 31336431);
+  CHECK(parts[2].name == "loop64");
+  CHECK(parts[3].name == "nvme0n1");
+  CHECK(parts[3].kib == 18446744073709551615ULL);
+  CHECK(parse_proc_partitions("").empty());
+  CHECK(parse_proc_partitions("major minor  #blocks  name\n").empty());
+}
