@@ -190,7 +190,9 @@ std::optional<std::string> QueueCollector::collect(Families& out) {
     // Identity: major:minor, plus the /sys/block entry's inode (a new device
     // under the same name and number).
     const FileContent devno = d.dev();
-    if (devno.status == ReadStatus::absent || devno.status == ReadStatus::vanished) continue;  // gone
+    // Gone (absent, vanished), or nothing of it can be read (a /sys/block entry that is a link
+    // loop or cannot be opened, in a captured tree): no series rather than rows of empty labels.
+    if (!devno.ok()) continue;
     std::string identity;
     if (devno.ok() && !trim_attr(devno.data).empty())
       identity = std::string(trim_attr(devno.data)) + "|" + std::to_string(d.ino);

@@ -472,3 +472,18 @@ TEST_CASE("queue: /dev/disk links are read again when their directory changes", 
         "scsi-3600224800e9b1c3a1d6f2e4b9c7a5d30,scsi-new-link,wwn-0x600224800e9b1c3a1d6f2e4b9c7a5d30");
   CHECK(labels_of(fs, "diskperf_disk_info", "device", "sdc").at("azure_lun") == "");
 }
+
+// Breaker finding: a /sys/block entry that is a link loop (a captured tree) was exported as an
+// info series with every label empty.
+TEST_CASE("queue: a /sys/block entry that cannot be read at all gives no series", "[queue]") {
+  TempDir tmp;
+  HostPaths p = copy_fixture("azure", tmp);
+  std::filesystem::create_symlink("loopy2", tmp.path / "sys/block/loopy");
+  std::filesystem::create_symlink("loopy", tmp.path / "sys/block/loopy2");
+  QueueCollector c(p, all());
+  Families fs = collect(c);
+  CHECK(count(fs, "diskperf_disk_info") == 6);
+  for (const auto& f : fs)
+    for (std::size_t i = 0; i < f.size(); ++i)
+      for (const auto& l : f.labels(i)) CHECK(l.value.find("loopy") == std::string::npos);
+}
