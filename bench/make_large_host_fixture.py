@@ -15,7 +15,8 @@ tests/fixtures/make_sysfs_fixtures.sh (real directories, relative symlinks):
     starting at sdc (64 KiB chunks): slaves/<disk> and <disk>/holders/dm-N links, dm/name
     (vg_dataN-lv_dataN), dm/uuid, dev/mapper/<name>, dev/disk/by-id/dm-{name,uuid}-* links,
     and dmtables/dm-N with the `dmsetup table` line;
-  - proc/diskstats with one 20-column line (kernel 5.5+) per disk, partition and volume;
+  - proc/diskstats with one 20-column line (kernel 5.5+) per disk, partition and volume, and
+    proc/partitions with their sizes;
   - run/udev/data/b<maj>:<min> udev database entries (what node_exporter 1.5's diskstats
     collector reads for node_disk_info and node_disk_device_mapper_info).
 Deterministic: the same content on every run.
@@ -119,6 +120,7 @@ def main():
     os.makedirs(r)
     vm = "LNXSYSTM:00/LNXSYBUS:00/ACPI0004:00/VMBUS:00"
     diskstats = []
+    partitions = ["major minor  #blocks  name", ""]  # proc/partitions: size in KiB (sectors >> 1)
     udev = f"{r}/run/udev/data"
     os.makedirs(udev)
     disks = []  # (name, devno, reldir)
@@ -143,6 +145,7 @@ def main():
         if host == 3:
             lnk(f"{r}/dev/{name}", f"{r}/dev/disk/azure/scsi1/lun{lun}")
         diskstats.append(stats_line(8, 16 * i, name, len(diskstats)))
+        partitions.append(f"{8:4d} {16 * i:7d} {2147483648 >> 1:10d} {name}")
         w(f"{udev}/b{devno}",
           f"S:disk/by-id/scsi-3{wwid}\nS:disk/by-id/wwn-0x{wwid}\nW:1\nI:1000000\n"
           f"E:ID_SCSI=1\nE:ID_VENDOR=Msft\nE:ID_MODEL=Virtual_Disk\nE:ID_REVISION=1.0\nE:ID_TYPE=disk\n"
@@ -154,6 +157,7 @@ def main():
             pdevno = f"8:{16 * i + num}"
             partition(r, d, f"{name}{num}", num, pdevno, start, size)
             diskstats.append(stats_line(8, 16 * i + num, f"{name}{num}", len(diskstats)))
+            partitions.append(f"{8:4d} {16 * i + num:7d} {size >> 1:10d} {name}{num}")
             w(f"{udev}/b{pdevno}", f"S:disk/by-id/scsi-3{wwid}-part{num}\nE:ID_PART_ENTRY_NUMBER={num}\n"
               f"E:ID_FS_TYPE=ext4\nE:ID_SERIAL=3{wwid}\nE:ID_WWN=0x{wwid}")
     lnk(f"{r}/dev/sda", f"{r}/dev/disk/azure/root")
@@ -186,12 +190,14 @@ def main():
         table = " ".join(f"{mdevno} 2048" for _, mdevno, _ in members)
         w(f"{r}/dmtables/{name}", f"0 {length} striped {a.stripe} 128 {table}")
         diskstats.append(stats_line(254, v, name, len(diskstats)))
+        partitions.append(f"{254:4d} {v:7d} {length >> 1:10d} {name}")
         w(f"{udev}/b{devno}",
           f"S:mapper/{dmname}\nS:disk/by-id/dm-name-{dmname}\nS:disk/by-id/dm-uuid-{uuid}\n"
           f"S:vg_data{v}/lv_data{v}\nE:DM_UDEV_DISABLE_LIBRARY_FALLBACK_FLAG=1\nE:DM_UDEV_PRIMARY_SOURCE_FLAG=1\n"
           f"E:DM_UDEV_RULES_VSN=2\nE:DM_ACTIVATION=1\nE:DM_NAME={dmname}\nE:DM_UUID={uuid}\nE:DM_SUSPENDED=0\n"
           f"E:DM_VG_NAME=vg_data{v}\nE:DM_LV_NAME=lv_data{v}\nE:DM_LV_LAYER=\nE:ID_FS_TYPE=xfs\nG:systemd")
     w(f"{r}/proc/diskstats", "\n".join(diskstats))
+    w(f"{r}/proc/partitions", "\n".join(partitions) + "\n")
 
 
 if __name__ == "__main__":

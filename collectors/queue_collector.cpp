@@ -158,10 +158,12 @@ std::optional<std::string> QueueCollector::collect(Families& out) {
   for (const BlockDevices::Partition& p : listing->partitions) parts_of[p.disk].push_back(&p);
   // Partition sizes in KiB from <procfs>/partitions (one read for all): a partition resized in
   // place (growpart, BLKPG_RESIZE_PARTITION) changes neither its disk's size nor the listing.
+  // When it cannot be read, or does not list a partition, that partition's disk is read again
+  // (the cost of a read, rather than a size that may be stale).
   std::vector<ProcPartition> proc_parts;
   std::unordered_map<std::string_view, std::uint64_t> kib_of;
   if (!listing->partitions.empty()) {
-    FileContent f = read_file(join_path(view_->paths().procfs, "partitions"), 1u << 20);
+    FileContent f = read_file(join_path(view_->paths().procfs, "partitions"), 4u << 20);
     if (f.ok()) proc_parts = parse_proc_partitions(f.data);
     for (const ProcPartition& pp : proc_parts) kib_of.emplace(pp.name, pp.kib);
   }
@@ -172,7 +174,7 @@ std::optional<std::string> QueueCollector::collect(Families& out) {
       if (listed[i]->name != c.partition_keys[i].first || listed[i]->ino != c.partition_keys[i].second) return false;
     for (const PartitionRow& pr : c.partitions) {
       auto kib = kib_of.find(pr.device);
-      if (kib != kib_of.end() && pr.size_bytes && (*pr.size_bytes / 512) >> 1 != kib->second) return false;
+      if (kib == kib_of.end() || !pr.size_bytes || (*pr.size_bytes / 512) >> 1 != kib->second) return false;
     }
     return true;
   };
@@ -231,6 +233,7 @@ std::optional<std::string> QueueCollector::collect(Families& out) {
     const auto& parts = parts_it == parts_of.end() ? kNoParts : parts_it->second;
     const Settings* c = p.cached.get();
     const bool first = c == nullptr || c->identity != p.identity;
+    const auto first_seen = first ? now : c->first_seen;
     const bool due = first || p.identity.empty() || settings_max_age_ == std::chrono::nanoseconds::zero() ||
                      now >= c->expires || c->size_bytes != o.live.size_bytes || !same_partitions(*c, parts);
     if (!due) {
@@ -238,14 +241,15 @@ std::optional<std::string> QueueCollector::collect(Families& out) {
     } else if (!vanished) {
       auto s = std::make_shared<Settings>();
       s->identity = p.identity;
+      s->first_seen = first_seen;
       s->size_bytes = o.live.size_bytes;
       read_settings_attrs(dir, d.is_virtual, s->settings);
       ReadStatus st = ReadStatus::ok;
       auto mq = dir.list_dir("mq", &st);
       if (st == ReadStatus::ok) s->hw_queues = mq.size();
-      // Partitions: subdirectories of the disk's directory. One that does not read as a
-      // partition yet (being added: its link comes before its files) is left out of the keys,
-      // so the next scrape reads the disk again.
+      // Partitions: subdirectories of the disk's directory. One whose `partition`, `start` or
+      // `size` does not read yet (being added: its link comes before its files) is left out of
+      // the keys, so the next scrape reads the disk again.
       for (const BlockDevices::Partition* part : parts) {
         const std::string& sub = part->name;
         FileContent num = dir.read_file(sub + "/partition", kMaxAttrBytes);
@@ -255,15 +259,19 @@ std::optional<std::string> QueueCollector::collect(Families& out) {
         if (start.ok()) pr.start_bytes = scale_u64(parse_u64(start.data), 512);
         FileContent size = dir.read_file(sub + "/size", kMaxAttrBytes);
         if (size.ok()) pr.size_bytes = scale_u64(parse_u64(size.data), 512);
+        if (pr.start_bytes && pr.size_bytes) s->partition_keys.emplace_back(sub, part->ino);
         s->partitions.push_back(std::move(pr));
-        s->partition_keys.emplace_back(sub, part->ino);
       }
       // Due again: at the next scrape when queue/ was not there (a disk being added registers
-      // its queue after its /sys/block entry); within kNewDeviceMaxAge for a device seen for the
-      // first time; else within the max age.
-      if (!s->settings.logical_block_size) s->expires = now;
-      else s->expires = due_time(d.name, now, first ? std::min<std::chrono::nanoseconds>(settings_max_age_, kNewDeviceMaxAge)
-                                                    : settings_max_age_);
+      // its queue after its /sys/block entry); within kNewDeviceMaxAge of the device's first
+      // read (udev rules); else within the max age.
+      const auto young = first_seen + kNewDeviceMaxAge;
+      if (!s->settings.logical_block_size) {
+        s->expires = now;
+      } else {
+        s->expires = due_time(d.name, now, settings_max_age_);
+        if (now < young) s->expires = std::min(s->expires, due_time(d.name, first_seen, kNewDeviceMaxAge));
+      }
       o.settings = std::move(s);
       o.fresh = true;
     }

@@ -22,9 +22,11 @@
 //   point between 3/4 of that and all of it, so that a large host's reads
 //   spread over scrapes); a max age of 0 reads them at every scrape. A
 //   setting written by hand (echo none > queue/scheduler) shows within that
-//   age. A device seen for the first time is read again within
-//   kNewDeviceMaxAge, and one whose queue/ was not there yet (a disk being
-//   added: queue/logical_block_size unreadable) at the next scrape.
+//   age. A device is read again within kNewDeviceMaxAge of its first read,
+//   and one whose queue/ was not there yet (a disk being added:
+//   queue/logical_block_size unreadable) or a partition whose files were not
+//   (`partition`, `start`, `size`) at the next scrape. A partition missing
+//   from <procfs>/partitions, or that file unreadable, makes its disk due.
 // Why: a held sysfs file costs the kernel about 4.4 KB (its seq_file page and
 // open file, measured as slab growth), so holding every attribute of 1,000
 // devices cost ~48 MB of kernel memory; opening a file costs ~6x a pread of a
@@ -109,6 +111,7 @@ class QueueCollector final : public Collector {
     std::string identity;  ///< "major:minor|/sys/block inode"; empty: not cacheable
     std::optional<std::uint64_t> size_bytes;  ///< the live `size` when they were read
     std::chrono::steady_clock::time_point expires;  ///< read again from then on
+    std::chrono::steady_clock::time_point first_seen;  ///< the first read of this identity
     QueueSettings settings;  ///< all fields but the live ones (size_bytes, inflight)
     std::optional<std::uint64_t> hw_queues;  ///< entries of mq/ (blk-mq devices)
     /// The partitions of the disk that read as partitions: their rows, and their names and

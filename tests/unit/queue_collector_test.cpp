@@ -17,6 +17,25 @@ using Labels = std::map<std::string, std::string>;
 
 std::shared_ptr<DeviceFilter> all() { return std::make_shared<DeviceFilter>(std::string("."), std::nullopt); }
 
+// A copy of a fixture tree with a <procfs>/partitions listing its partitions' sizes (in KiB, as
+// the kernel's), so that the queue collector sees them unchanged; a tree without one makes every
+// disk with partitions due at each scrape.
+HostPaths copy_with_partitions(const std::string& scenario, const TempDir& tmp) {
+  HostPaths p = copy_fixture(scenario, tmp);
+  std::string text = "major minor  #blocks  name\n\n";
+  for (const auto& e : std::filesystem::directory_iterator(tmp.path / "sys/class/block")) {
+    std::error_code ec;
+    const auto dir = std::filesystem::canonical(e.path(), ec);
+    if (ec || !std::filesystem::exists(dir / "partition")) continue;
+    std::ifstream in(dir / "size");
+    std::uint64_t sectors = 0;
+    if (in >> sectors) text += "   8 1 " + std::to_string(sectors >> 1) + " " + e.path().filename().string() + "\n";
+  }
+  tmp.write("proc/partitions", text);
+  p.procfs = (tmp.path / "proc").string();
+  return p;
+}
+
 Families collect(QueueCollector& c) {
   Families out;
   REQUIRE_FALSE(c.collect(out));
@@ -130,7 +149,7 @@ TEST_CASE("queue: devices read on several threads give the same families in the 
 
 TEST_CASE("queue: a device removed between the listing and its reads leaves no series", "[queue]") {
   TempDir tmp;
-  HostPaths p = copy_fixture("azure", tmp);
+  HostPaths p = copy_with_partitions("azure", tmp);
   const std::size_t threads = GENERATE(1, 3);
   INFO(threads << " threads");
   QueueCollector c(std::make_shared<BlockView>(p, nullptr), all(), threads);
@@ -162,7 +181,7 @@ const std::string kSdd =
 
 TEST_CASE("queue: settings are cached; size and inflight are read at every scrape", "[queue]") {
   TempDir tmp;
-  HostPaths p = copy_fixture("azure", tmp);
+  HostPaths p = copy_with_partitions("azure", tmp);
   QueueCollector c(std::make_shared<BlockView>(p, nullptr), all(), 1, std::chrono::hours(1));
   collect(c);
   CHECK(c.settings_reads() == 6);  // sda sdb sdc sdd sde dm-0
@@ -209,7 +228,7 @@ TEST_CASE("queue: settings older than the max age are read again; a max age of 0
           "[queue]") {
   using namespace std::chrono_literals;
   TempDir tmp;
-  HostPaths p = copy_fixture("azure", tmp);
+  HostPaths p = copy_with_partitions("azure", tmp);
   QueueCollector every(std::make_shared<BlockView>(p, nullptr), all(), 1, std::chrono::nanoseconds::zero());
   QueueCollector aged(std::make_shared<BlockView>(p, nullptr), all(), 1, 10min);
   FakeClock clock;
@@ -244,7 +263,7 @@ TEST_CASE("queue: settings older than the max age are read again; a max age of 0
 TEST_CASE("queue: a disk or partition caught while being added is read again at the next scrape", "[queue]") {
   using namespace std::chrono_literals;
   TempDir tmp;
-  HostPaths p = copy_fixture("azure", tmp);
+  HostPaths p = copy_with_partitions("azure", tmp);
   QueueCollector c(std::make_shared<BlockView>(p, nullptr), all(), 1, 10min);
   FakeClock clock;
   clock.attach(c);
@@ -272,22 +291,45 @@ TEST_CASE("queue: a disk or partition caught while being added is read again at 
   fs = collect(c);
   CHECK(c.settings_reads() == 9);
   CHECK_FALSE(value(fs, "diskperf_disk_partition_info", {{"device", "sdc1"}, {"disk", "sdc"}, {"partition", "1"}}));
-  for (auto [f, v] : {std::pair{"partition", "1\n"}, {"start", "2048\n"}, {"size", "4096\n"}, {"dev", "8:33\n"}})
-    tmp.write(std::filesystem::relative(sdc / "sdc1" / f, tmp.path).string(), v);
+  // Then `partition` alone (start and size still missing): shown, and read again next time.
+  tmp.write(std::filesystem::relative(sdc / "sdc1/partition", tmp.path).string(), "1\n");
   fs = collect(c);
   CHECK(c.settings_reads() == 10);
   CHECK(value(fs, "diskperf_disk_partition_info", {{"device", "sdc1"}, {"disk", "sdc"}, {"partition", "1"}}) == 1);
-  CHECK(value(fs, "diskperf_disk_partition_start_bytes", {{"device", "sdc1"}}) == 2048.0 * 512);
+  CHECK_FALSE(value(fs, "diskperf_disk_partition_start_bytes", {{"device", "sdc1"}}));
+  for (auto [f, v] : {std::pair{"start", "2048\n"}, {"size", "4096\n"}, {"dev", "8:33\n"}})
+    tmp.write(std::filesystem::relative(sdc / "sdc1" / f, tmp.path).string(), v);
+  // Not yet in /proc/partitions either: read again at every scrape until it is.
   collect(c);
-  CHECK(c.settings_reads() == 10);
+  CHECK(c.settings_reads() == 11);
+  collect(c);
+  CHECK(c.settings_reads() == 12);
+  std::ofstream(tmp.path / "proc/partitions", std::ios::app) << "   8       33       2048 sdc1\n";
+  fs = collect(c);
+  CHECK(c.settings_reads() == 12);
+  CHECK(value(fs, "diskperf_disk_partition_info", {{"device", "sdc1"}, {"disk", "sdc"}, {"partition", "1"}}) == 1);
+  CHECK(value(fs, "diskperf_disk_partition_start_bytes", {{"device", "sdc1"}}) == 2048.0 * 512);
+  CHECK(value(fs, "diskperf_disk_size_bytes", {{"device", "sdc1"}}) == 4096.0 * 512);
+  collect(c);
+  CHECK(c.settings_reads() == 12);
+  // The reads at the next scrape did not end sdd's first minute: what a udev rule sets on the
+  // new disk still shows within a minute of its first read (all six devices are due then).
+  tmp.write(std::filesystem::relative(sdd / "queue/scheduler", tmp.path).string(), "[bfq] none\n");
+  clock.now += 61s;
+  fs = collect(c);
+  CHECK(labels_of(fs, "diskperf_disk_info", "device", "sdd")["scheduler"] == "bfq");
+  CHECK(c.settings_reads() == 18);
+  // Without <procfs>/partitions the disks with partitions (sda, sdc) are read at every scrape.
+  std::filesystem::remove(tmp.path / "proc/partitions");
+  collect(c);
+  CHECK(c.settings_reads() == 20);
 }
 
 TEST_CASE("queue: a partition resized in place (procfs partitions) or added again is read again at once",
           "[queue]") {
   using namespace std::chrono_literals;
   TempDir tmp;
-  HostPaths p = copy_fixture("azure", tmp);
-  p.procfs = (tmp.path / "proc").string();
+  HostPaths p = copy_with_partitions("azure", tmp);
   // sda1: 62687199 sectors, 31343599 KiB in /proc/partitions (sectors >> 1).
   tmp.write("proc/partitions", "major minor  #blocks  name\n\n   8        0   31457280 sda\n   8        1   31343599 sda1\n");
   QueueCollector c(std::make_shared<BlockView>(p, nullptr), all(), 1, 10min);
@@ -347,7 +389,7 @@ TEST_CASE("queue: an unreadable /sys/block fails the collector; an empty one doe
 // numbers at once) stayed missing for good: the removed directory stayed held.
 TEST_CASE("queue: a held directory found removed is opened anew at the next scrape", "[queue]") {
   TempDir tmp;
-  HostPaths p = copy_fixture("azure", tmp);
+  HostPaths p = copy_with_partitions("azure", tmp);
   QueueCollector c(p, all());
   CHECK(value(collect(c), "diskperf_disk_nr_requests", {{"device", "sdd"}}) == 254);
   const std::filesystem::path sdd = std::filesystem::canonical(std::filesystem::path(p.sysfs) / "block/sdd");
@@ -370,7 +412,7 @@ TEST_CASE("queue: a held directory found removed is opened anew at the next scra
 
 TEST_CASE("queue: held attribute files follow a replaced device directory and files that appear", "[queue]") {
   TempDir tmp;
-  HostPaths p = copy_fixture("azure", tmp);
+  HostPaths p = copy_with_partitions("azure", tmp);
   // sde's SCSI queue_depth is absent at first.
   const std::filesystem::path sde_qd =
       std::filesystem::canonical(std::filesystem::path(p.sysfs) / "block/sde/device") / "queue_depth";
@@ -407,7 +449,7 @@ TEST_CASE("queue: held attribute files follow a replaced device directory and fi
 TEST_CASE("queue: a virtual device's device/ attributes are never read; its other series are unchanged",
           "[queue]") {
   TempDir tmp;
-  HostPaths p = copy_fixture("azure", tmp);
+  HostPaths p = copy_with_partitions("azure", tmp);
   QueueCollector c(std::make_shared<BlockView>(p, nullptr), all(), 1, std::chrono::nanoseconds::zero());
   const Labels dm0_info{{"device", "dm-0"},
                         {"scheduler", "none"},
@@ -445,7 +487,7 @@ TEST_CASE("queue: a virtual device's device/ attributes are never read; its othe
 
 TEST_CASE("queue: a held device whose `dev` is absent is skipped until `dev` can be read", "[queue]") {
   TempDir tmp;
-  HostPaths p = copy_fixture("azure", tmp);
+  HostPaths p = copy_with_partitions("azure", tmp);
   const auto sdd_dev = std::filesystem::canonical(std::filesystem::path(p.sysfs) / "block/sdd") / "dev";
   std::filesystem::remove(sdd_dev);
   QueueCollector c(p, all());
@@ -456,7 +498,7 @@ TEST_CASE("queue: a held device whose `dev` is absent is skipped until `dev` can
 
 TEST_CASE("queue: /dev/disk links are read again when their directory changes", "[queue][slow]") {
   TempDir tmp;
-  HostPaths p = copy_fixture("azure", tmp);
+  HostPaths p = copy_with_partitions("azure", tmp);
   // Directories changed in the last 2 s are never cached; wait so this one is.
   std::this_thread::sleep_for(std::chrono::milliseconds(3100));
   QueueCollector c(p, all());
@@ -477,7 +519,7 @@ TEST_CASE("queue: /dev/disk links are read again when their directory changes", 
 // info series with every label empty.
 TEST_CASE("queue: a /sys/block entry that cannot be read at all gives no series", "[queue]") {
   TempDir tmp;
-  HostPaths p = copy_fixture("azure", tmp);
+  HostPaths p = copy_with_partitions("azure", tmp);
   std::filesystem::create_symlink("loopy2", tmp.path / "sys/block/loopy");
   std::filesystem::create_symlink("loopy", tmp.path / "sys/block/loopy2");
   QueueCollector c(p, all());
