@@ -265,12 +265,13 @@ std::optional<std::string> QueueCollector::collect(Families& out) {
       // Due again: at the next scrape when queue/ was not there (a disk being added registers
       // its queue after its /sys/block entry); within kNewDeviceMaxAge of the device's first
       // read (udev rules); else within the max age.
-      const auto young = first_seen + kNewDeviceMaxAge;
       if (!s->settings.logical_block_size) {
         s->expires = now;
       } else {
         s->expires = due_time(d.name, now, settings_max_age_);
-        if (now < young) s->expires = std::min(s->expires, due_time(d.name, first_seen, kNewDeviceMaxAge));
+        // (the first-minute read itself finds its due time passed: then only the max age)
+        const auto young_due = due_time(d.name, first_seen, kNewDeviceMaxAge);
+        if (young_due > now) s->expires = std::min(s->expires, young_due);
       }
       o.settings = std::move(s);
       o.fresh = true;
