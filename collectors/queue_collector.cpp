@@ -196,7 +196,7 @@ std::optional<std::string> QueueCollector::collect(Families& out) {
     // loop or cannot be opened, in a captured tree): no series rather than rows of empty labels.
     if (!devno.ok()) continue;
     std::string identity;
-    if (devno.ok() && !trim_attr(devno.data).empty())
+    if (!trim_attr(devno.data).empty())
       identity = std::string(trim_attr(devno.data)) + "|" + std::to_string(d.ino);
     pending.push_back({&d, std::move(identity), nullptr});
   }

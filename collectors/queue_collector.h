@@ -6,7 +6,7 @@
 // (/dev/disk/by-id, Azure's /dev/disk/azure/scsi1/lunN, through --path.devfs).
 // Partitions get an info series naming their parent disk.
 //
-// What is read when (the rule a user sees: README, "Queue collector"):
+// What is read when (the rule a user sees: README, "What is read when"):
 // - at every scrape, per device: `size` and `inflight`, through descriptors
 //   the device's held directory keeps open (HostDir::read_kept: pread(2) at
 //   offset 0; sysfs produces the value anew on every such read);
