@@ -88,10 +88,12 @@ ParsedCommandLine parse_command_line(int argc, const char* const* argv) {
       ->expected(0, 1)
       ->check(valid_regex);
 
-  app.add_option("--collector.queue.settings-max-age", o.queue_settings_max_age,
-                 "Longest time a device's queue settings, device facts and partitions are kept before they are "
-                 "read again (also read when the device, its size or its partitions change); 0: at every scrape")
-      ->capture_default_str()
+  // Checked before the callback runs (CLI11 validates, then calls back), so the parse succeeds there.
+  app.add_option_function<std::string>(
+         "--collector.queue.settings-max-age", [&o](const std::string& s) { o.queue_settings_max_age = *parse_duration(s); },
+         "Longest time a device's queue settings, device facts and partitions are kept before they are "
+         "read again (also read when the device, its size or its partitions change); 0: at every scrape")
+      ->default_str(std::to_string(QueueCollector::kDefaultSettingsMaxAge.count()) + "m")
       ->check([](const std::string& s) -> std::string {
         return parse_duration(s) ? "" : "expected a duration such as 5m, 90s or 0";
       });

@@ -3,12 +3,14 @@
 // `diskperf_exporter metrics` gathers once and prints the exposition;
 // `diskperf_exporter validate-config FILE` checks a config file.
 
+#include <chrono>
 #include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "collectors/host_fs.h"
+#include "collectors/queue_collector.h"
 #include "daemon/http_server.h"
 
 namespace diskperf {
@@ -60,8 +62,8 @@ struct Options {
   std::optional<std::string> diskstats_device_exclude;
   std::optional<std::string> azure_perfcounters_file;  ///< set only when given; "" disables
   std::string dm_table_dir;  ///< --collector.topology.dm-table-dir; empty: live tables (libdevmapper)
-  /// --collector.queue.settings-max-age (a duration, checked by parse_duration; "0": every scrape).
-  std::string queue_settings_max_age = "10m";
+  /// --collector.queue.settings-max-age (0: every scrape).
+  std::chrono::nanoseconds queue_settings_max_age = QueueCollector::kDefaultSettingsMaxAge;
   ProbeCommandOptions probe;
   CheckCommandOptions check;
 };

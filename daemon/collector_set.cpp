@@ -8,7 +8,6 @@
 #include "collectors/queue_collector.h"
 #include "collectors/tier_collector.h"
 #include "collectors/topology_collector.h"
-#include "probes/probe_job.h"
 #include "probes/probe_target.h"
 #include "collectors/process_collector.h"
 
@@ -25,11 +24,8 @@ std::vector<std::shared_ptr<Collector>> build_collectors(const Options& o, const
   const CollectorSwitches& on = o.collectors;
   if (on.diskstats) collectors.push_back(std::make_shared<DiskstatsCollector>(o.paths, filter));
   auto view = std::make_shared<BlockView>(o.paths, epoch);
-  if (on.queue) {
-    const auto max_age = parse_duration(o.queue_settings_max_age);  // checked by the command line
-    collectors.push_back(std::make_shared<QueueCollector>(
-        view, filter, scrape_threads, max_age ? *max_age : QueueCollector::kDefaultSettingsMaxAge));
-  }
+  if (on.queue)
+    collectors.push_back(std::make_shared<QueueCollector>(view, filter, scrape_threads, o.queue_settings_max_age));
   std::shared_ptr<DmTableSource> dm_tables;
   if (o.dm_table_dir.empty()) {
     dm_tables = std::make_shared<LibDevmapperTableSource>(o.paths.devfs);

@@ -65,11 +65,14 @@ TEST_CASE("cli: --no-collector.<name> leaves that collector out, as in node_expo
 TEST_CASE("cli: --collector.queue.settings-max-age takes a duration, 0 included", "[cli]") {
   auto dflt = parse({"metrics"});
   REQUIRE(dflt.options);
-  CHECK(dflt.options->queue_settings_max_age == "10m");
-  for (const char* ok : {"--collector.queue.settings-max-age=0", "--collector.queue.settings-max-age=90s",
-                         "--collector.queue.settings-max-age=1h"}) {
+  CHECK(dflt.options->queue_settings_max_age == std::chrono::minutes(10));
+  for (auto [ok, want] : {std::pair{"--collector.queue.settings-max-age=0", std::chrono::nanoseconds::zero()},
+                          {"--collector.queue.settings-max-age=90s", std::chrono::nanoseconds(std::chrono::seconds(90))},
+                          {"--collector.queue.settings-max-age=1h", std::chrono::nanoseconds(std::chrono::hours(1))}}) {
     INFO(ok);
-    CHECK(parse({ok}).options);
+    auto r = parse({ok});
+    REQUIRE(r.options);
+    CHECK(r.options->queue_settings_max_age == want);
   }
   // Refused with the reason ("expected a duration such as 5m, 90s or 0"): CLI11's ValidationError.
   for (const char* bad : {"--collector.queue.settings-max-age=5x", "--collector.queue.settings-max-age=-1m",
