@@ -20,12 +20,16 @@ class LazyFamily {
   void add_rendered(double value, std::string_view rendered_labels) { get().add_rendered(value, rendered_labels); }
   /// Room for `n` samples once the family exists (saves moving samples as it grows).
   void reserve(std::size_t n) { reserve_ = n; }
+  /// Marks the family MetricFamily::seldom_changes once it exists.
+  void seldom_changes() { seldom_changes_ = true; }
 
  private:
   MetricFamily& get() {
     if (!index_) {
       index_ = out_.size();
-      add_family(out_, name_, help_, type_).reserve(reserve_);
+      MetricFamily& f = add_family(out_, name_, help_, type_);
+      f.reserve(reserve_);
+      f.seldom_changes = seldom_changes_;
     }
     return out_[*index_];
   }
@@ -34,6 +38,7 @@ class LazyFamily {
   prometheus::MetricType type_;
   std::optional<std::size_t> index_;
   std::size_t reserve_ = 0;
+  bool seldom_changes_ = false;
 };
 
 }  // namespace diskperf

@@ -56,6 +56,11 @@ class MetricFamily {
 
   std::string name, help;
   prometheus::MetricType type = prometheus::MetricType::Untyped;
+  /// Set by a collector for a family whose text is usually the same from one
+  /// scrape to the next (settings, device facts, topology, caps): a gzip
+  /// response then sends the compressed bytes of the last response that had the
+  /// same text (daemon/gzip_stream.h). A hint only: the text is compared anyway.
+  bool seldom_changes = false;
 
   /// Appends a counter, gauge or untyped sample.
   void add(double value, LabelPairs labels);

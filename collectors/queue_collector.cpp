@@ -341,6 +341,7 @@ std::optional<std::string> QueueCollector::collect(Families& out) {
   for (const Gauge& g : kGauges) {
     LazyFamily fam(out, g.name, g.help, MetricType::Gauge);
     fam.reserve(rows.size());
+    fam.seldom_changes();
     for (std::size_t i = 0; i < rows.size(); ++i)
       if (const auto& v = rows[i].get(g.field)) fam.add_rendered(static_cast<double>(*v), labels[i]);
     if (g.field == &QueueSettings::size_bytes)
@@ -353,6 +354,7 @@ std::optional<std::string> QueueCollector::collect(Families& out) {
                  MetricType::Gauge);
   inflight.reserve(2 * rows.size());
   hwq.reserve(rows.size());
+  hwq.seldom_changes();
   for (std::size_t i = 0; i < rows.size(); ++i) {
     const DeviceRow& r = rows[i];
     if (const auto& in = r.get(&QueueSettings::inflight)) {
@@ -371,6 +373,7 @@ std::optional<std::string> QueueCollector::collect(Families& out) {
                             "(comma-separated); empty when unknown.",
                             MetricType::Gauge);
     info.reserve(rows.size(), 160);
+    info.seldom_changes = true;
     for (const DeviceRow& r : rows) {
       auto lun = names.azure_lun.find(*r.device);
       auto ids = names.by_id.find(*r.device);
@@ -391,6 +394,8 @@ std::optional<std::string> QueueCollector::collect(Families& out) {
                    MetricType::Gauge);
   LazyFamily start(out, "diskperf_disk_partition_start_bytes",
                    "Offset of a partition from the start of its disk, in bytes (start x 512).", MetricType::Gauge);
+  pinfo.seldom_changes();
+  start.seldom_changes();
   for (const PartitionRow* p : partitions)
     pinfo.add(1, {{"device", p->device}, {"disk", p->disk}, {"partition", p->number}});
   for (const PartitionRow* p : partitions)

@@ -171,6 +171,7 @@ void emit_caps(Families& out, const ResolvedCaps& caps) {
                    G);
   LazyFamily bbps(out, "diskperf_tier_disk_burst_throughput_cap_bytes_per_second",
                   "Burst throughput cap of the disk in bytes per second (only while bursting applies).", G);
+  for (LazyFamily* f : {&info, &iops, &bps, &biops, &bbps}) f->seldom_changes();
   for (const auto& [dev, c] : caps.disks) {
     info.add(1, {{"device", dev}, {"tier", c.tier}, {"family", c.family}, {"source", std::string(to_string(c.source))},
                  {"burst_model", std::string(to_string(c.burst_model))}, {"bursting", c.bursting ? "true" : "false"},
@@ -209,6 +210,7 @@ void emit_caps(Families& out, const ResolvedCaps& caps) {
                        "Burst IOPS cap of a volume (when a member bursts).", G);
   LazyFamily vol_bbps(out, "diskperf_tier_volume_burst_throughput_cap_bytes_per_second",
                       "Burst throughput cap of a volume in bytes per second (when a member bursts).", G);
+  for (LazyFamily* f : {&vol_info, &vol_member, &vol_iops, &vol_bps, &vol_biops, &vol_bbps}) f->seldom_changes();
   for (const auto& [vol, c] : caps.volumes) {
     vol_info.add(1, {{"volume", vol}, {"name", c.name}, {"layout", std::string(to_string(c.layout))},
                      {"vm_bounded", c.vm_bounded ? "true" : "false"}});

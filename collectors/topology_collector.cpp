@@ -41,6 +41,7 @@ std::optional<std::string> TopologyCollector::collect(Families& out) {
                                  "dm/name or md array name, dm/uuid or md/uuid, member kernel name and the "
                                  "member's whole disk when it is a partition.",
                                  MetricType::Gauge);
+  member_info.seldom_changes = true;
   for (const VolumeInfo* v : kept)
     for (const VolumeMember& m : v->members)
       add_sample(member_info, 1,
@@ -51,6 +52,7 @@ std::optional<std::string> TopologyCollector::collect(Families& out) {
                                "Whole disk at the bottom of a volume's stack that carries its I/O "
                                "(members followed level by level through other volumes).",
                                MetricType::Gauge);
+  leaf_info.seldom_changes = true;
   for (const VolumeInfo* v : kept) {
     for (const std::string& d : leaf_disks(volumes, v->device)) add_sample(leaf_info, 1, {{"volume", v->device}, {"name", v->name}, {"disk", d}});
   }
@@ -68,6 +70,7 @@ std::optional<std::string> TopologyCollector::collect(Families& out) {
   LazyFamily stripes(out, "diskperf_volume_dm_stripes", "Stripe count of a striped device-mapper segment.", G);
   LazyFamily chunk(out, "diskperf_volume_dm_stripe_chunk_bytes",
                    "Chunk size of a striped device-mapper segment in bytes (chunk_sectors x 512).", G);
+  for (LazyFamily* f : {&available, &segment, &seg_size, &stripes, &chunk}) f->seldom_changes();
   for (const VolumeInfo* v : kept) {
     if (v->kind != "dm") continue;
     DmTableText t = v->devno ? tables_->read_table(v->device, v->devno->first, v->devno->second)
@@ -100,6 +103,7 @@ std::optional<std::string> TopologyCollector::collect(Families& out) {
                       G);
   LazyFamily md_chunk(out, "diskperf_volume_md_chunk_bytes",
                       "md array chunk size in bytes (md/chunk_size; 0 for levels without chunks).", G);
+  for (LazyFamily* f : {&md_info, &md_disks, &md_chunk}) f->seldom_changes();
   for (const VolumeInfo* v : kept) {
     if (v->kind != "md") continue;
     md_info.add(1, {{"volume", v->device}, {"name", v->name}, {"level", v->md_level},

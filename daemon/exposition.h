@@ -1,13 +1,13 @@
 #pragma once
-// Prometheus text exposition format 0.0.4, optionally gzip-compressed.
+// Prometheus text exposition format 0.0.4, optionally gzip-compressed
+// (daemon/gzip_stream.h).
 
 #include <cstddef>
-#include <functional>
-#include <memory>
 #include <string>
 #include <string_view>
 
 #include "collectors/collector.h"
+#include "daemon/gzip_stream.h"
 
 namespace diskperf {
 
@@ -19,35 +19,17 @@ inline constexpr const char* kExpositionContentType = "text/plain; version=0.0.4
 /// so a large exposition is not copied while it grows.
 std::string to_text(const Families& families, std::size_t expected_bytes = 0);
 
-/// Receives an exposition piece by piece; a piece is valid during the call only.
-using TextSink = std::function<void(std::string_view)>;
-
 /// Writes what to_text returns to `sink`, in pieces of about `piece_bytes`
 /// rendered into one reused buffer, so that a large exposition is never held
 /// whole (the HTTP handler streams it; 2.7 MB on a 1,200-device host).
 void write_text(const Families& families, const TextSink& sink, std::size_t piece_bytes = 64u << 10);
 
-/// gzip (RFC 1952, zlib level 1) of the bytes written to it, passed to `sink`
-/// in pieces as they are compressed. Throws std::runtime_error if zlib fails.
-class GzipWriter {
- public:
-  explicit GzipWriter(TextSink sink);
-  ~GzipWriter();
-  GzipWriter(const GzipWriter&) = delete;
-  GzipWriter& operator=(const GzipWriter&) = delete;
-  void write(std::string_view data);
-  /// Flushes the rest and the gzip trailer; call once, after the last write.
-  void finish();
-
- private:
-  void deflate_some(int flush);
-  TextSink sink_;
-  struct State;
-  std::unique_ptr<State> state_;
-};
-
-/// gzip (RFC 1952) of `data`, via GzipWriter. Throws std::runtime_error if zlib fails.
-std::string gzip(const std::string& data);
+/// write_text into `z`, except that each family marked seldom_changes is
+/// rendered whole and written with z.write_segment under its name, so that its
+/// compressed bytes are reused when its text is the same as in an earlier
+/// response (`segments`). Returns how many families were reused.
+std::size_t write_gzip(const Families& families, GzipWriter& z, DeflatedSegments& segments,
+                       std::size_t piece_bytes = 64u << 10);
 
 /// Whether an Accept-Encoding header value (RFC 9110 12.5.3) allows gzip: a
 /// "gzip" coding (any case) whose q is not 0, or else a "*" whose q is not 0.

@@ -158,7 +158,7 @@ class MetricsHandler final : public GuardedHandler {
     try {
       if (gz) {
         GzipWriter z(chunk);
-        write_text(families, [&](std::string_view piece) { z.write(piece); });
+        write_gzip(families, z, deflated_);
         z.finish();
       } else {
         write_text(families, chunk);
@@ -194,6 +194,7 @@ class MetricsHandler final : public GuardedHandler {
 
   std::shared_ptr<const Gatherer> gatherer_;
   std::atomic<std::size_t> last_size_{0};  ///< bytes of the last whole exposition (HTTP/1.0)
+  DeflatedSegments deflated_;              ///< compressed families of earlier gzip responses (HTTP/1.1)
 };
 
 class HealthyHandler final : public GuardedHandler {

@@ -18,8 +18,10 @@
 #include "daemon/exposition.h"
 #include "daemon/gatherer.h"
 #include "daemon/http_server.h"
+#include "test_helpers.h"
 
 using namespace diskperf;
+using diskperf::test::gunzip;
 
 namespace {
 
@@ -46,25 +48,6 @@ std::string http_get(int port, const std::string& path, const std::string& heade
 }
 
 std::string body(const std::string& resp) { return resp.substr(resp.find("\r\n\r\n") + 4); }
-
-std::string gunzip(const std::string& in) {
-  z_stream zs{};
-  REQUIRE(inflateInit2(&zs, 15 + 16) == Z_OK);
-  std::string out;
-  zs.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(in.data()));
-  zs.avail_in = static_cast<uInt>(in.size());
-  int rc = Z_OK;
-  while (rc == Z_OK) {
-    out.resize(out.size() + (1 << 20));
-    zs.next_out = reinterpret_cast<Bytef*>(out.data() + zs.total_out);
-    zs.avail_out = 1 << 20;
-    rc = inflate(&zs, Z_NO_FLUSH);
-  }
-  REQUIRE(rc == Z_STREAM_END);
-  out.resize(zs.total_out);
-  inflateEnd(&zs);
-  return out;
-}
 
 // Body of a chunked response (RFC 9112 7.1), or "<bad chunking>".
 std::string dechunk(const std::string& resp) {

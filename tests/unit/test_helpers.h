@@ -5,7 +5,10 @@
 #include <filesystem>
 #include <fstream>
 #include <optional>
+#include <stdexcept>
 #include <string>
+
+#include <zlib.h>
 
 #include "collectors/collector.h"
 #include "collectors/host_fs.h"
@@ -13,6 +16,29 @@
 namespace diskperf::test {
 
 inline std::string fixture(const std::string& rel) { return std::string(DISKPERF_FIXTURES) + "/" + rel; }
+
+/// What gzip-compressed `in` inflates to: exactly one gzip member (RFC 1952) whose CRC-32 and
+/// length trailer zlib checks, and nothing after it. Throws std::runtime_error otherwise.
+inline std::string gunzip(const std::string& in) {
+  z_stream zs{};
+  if (inflateInit2(&zs, 15 + 16) != Z_OK) throw std::runtime_error("inflateInit2 failed");
+  std::string out;
+  zs.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(in.data()));
+  zs.avail_in = static_cast<uInt>(in.size());
+  int rc = Z_OK;
+  while (rc == Z_OK) {
+    out.resize(out.size() + (1 << 20));
+    zs.next_out = reinterpret_cast<Bytef*>(out.data() + zs.total_out);
+    zs.avail_out = 1 << 20;
+    rc = inflate(&zs, Z_NO_FLUSH);
+  }
+  const uInt left = zs.avail_in;
+  out.resize(zs.total_out);
+  inflateEnd(&zs);
+  if (rc != Z_STREAM_END) throw std::runtime_error("gunzip: inflate returned " + std::to_string(rc));
+  if (left != 0) throw std::runtime_error("gunzip: " + std::to_string(left) + " bytes after the gzip member");
+  return out;
+}
 
 inline std::string slurp(const std::string& path) {
   FileContent f = read_file(path);
