@@ -32,8 +32,10 @@ constexpr std::array<const char*, 16> kSettingsAttrs{
     "queue/write_cache",
 };
 
-// Read at every scrape, through descriptors the device's held directory keeps.
-constexpr std::array<const char*, 2> kLiveAttrs{"size", "inflight"};
+// Read at every scrape, through descriptors the device's held directory keeps: `inflight`, and
+// `size` for a device that <procfs>/partitions does not list.
+constexpr const char* kInflightAttr = "inflight";
+constexpr const char* kSizeAttr = "size";
 
 constexpr std::size_t kMaxAttrBytes = 4096;
 
@@ -97,7 +99,7 @@ constexpr std::array<Gauge, 11> kGauges{{
     {"diskperf_disk_size_bytes", "Device size in bytes (size, in 512-byte sectors).", &QueueSettings::size_bytes},
 }};
 
-// A device's row: its live attributes (size and inflight, read now) and its
+// A device's row: its live attributes (inflight, and size read now or kept) and its
 // settings (cached, or read now), each QueueSettings with only its own fields
 // set; pointers into the scrape's listing and reads, valid until collect()
 // returns.
@@ -156,17 +158,25 @@ std::optional<std::string> QueueCollector::collect(Families& out) {
   // Partitions by disk (the listing's are sorted by name).
   std::unordered_map<std::string_view, std::vector<const BlockDevices::Partition*>> parts_of;
   for (const BlockDevices::Partition& p : listing->partitions) parts_of[p.disk].push_back(&p);
-  // Partition sizes in KiB from <procfs>/partitions (one read for all): a partition resized in
-  // place (growpart, BLKPG_RESIZE_PARTITION) changes neither its disk's size nor the listing.
-  // When it cannot be read, or does not list a partition, that partition's disk is read again
-  // (the cost of a read, rather than a size that may be stale).
+  // Sizes in KiB of disks and partitions from <procfs>/partitions (one read for all, the same
+  // numbers as each device's `size`, halved): a disk listed there whose size has not changed is
+  // not read (its cached size is shown), one whose size did is read again at once; a partition
+  // resized in place (growpart, BLKPG_RESIZE_PARTITION) changes neither its disk's size nor the
+  // listing. A device the file does not list (no capacity, hidden, removable; or the file
+  // cannot be read) has its `size` read at every scrape, and a partition not listed makes its
+  // disk due (the cost of a read, rather than a size that may be stale).
   std::vector<ProcPartition> proc_parts;
   std::unordered_map<std::string_view, std::uint64_t> kib_of;
-  if (!listing->partitions.empty()) {
+  {
     FileContent f = read_file(join_path(view_->paths().procfs, "partitions"), 4u << 20);
     if (f.ok()) proc_parts = parse_proc_partitions(f.data);
+    kib_of.reserve(proc_parts.size());
     for (const ProcPartition& pp : proc_parts) kib_of.emplace(pp.name, pp.kib);
   }
+  // Whether a size in bytes is `kib` KiB as <procfs>/partitions rounds it (sectors / 2).
+  auto same_kib = [](const std::optional<std::uint64_t>& bytes, std::uint64_t kib) {
+    return bytes && (*bytes / 512) >> 1 == kib;
+  };
   // Whether the cached partitions of a disk still are those of the listing, at their sizes.
   auto same_partitions = [&](const Settings& c, const std::vector<const BlockDevices::Partition*>& listed) {
     if (listed.size() != c.partition_keys.size()) return false;
@@ -174,7 +184,7 @@ std::optional<std::string> QueueCollector::collect(Families& out) {
       if (listed[i]->name != c.partition_keys[i].first || listed[i]->ino != c.partition_keys[i].second) return false;
     for (const PartitionRow& pr : c.partitions) {
       auto kib = kib_of.find(pr.device);
-      if (kib == kib_of.end() || !pr.size_bytes || (*pr.size_bytes / 512) >> 1 != kib->second) return false;
+      if (kib == kib_of.end() || !same_kib(pr.size_bytes, kib->second)) return false;
     }
     return true;
   };
@@ -223,11 +233,15 @@ std::optional<std::string> QueueCollector::collect(Families& out) {
     const HostDir& dir = *d.dir;
     Outcome& o = outcomes[k];
     bool vanished = false;
-    for (const char* name : kLiveAttrs) {
+    auto read_live = [&](const char* name) {
       FileContent f = dir.read_kept(name, budget, kMaxAttrBytes);
       if (f.ok()) parse_queue_attr(name, f.data, o.live);
       vanished = vanished || f.status == ReadStatus::vanished;
-    }
+    };
+    read_live(kInflightAttr);
+    const auto listed_kib = kib_of.find(d.name);
+    const bool size_listed = listed_kib != kib_of.end();
+    if (!size_listed) read_live(kSizeAttr);
     static const std::vector<const BlockDevices::Partition*> kNoParts;
     auto parts_it = parts_of.find(d.name);
     const auto& parts = parts_it == parts_of.end() ? kNoParts : parts_it->second;
@@ -235,10 +249,17 @@ std::optional<std::string> QueueCollector::collect(Families& out) {
     const bool first = c == nullptr || c->identity != p.identity;
     const auto first_seen = first ? now : c->first_seen;
     const bool due = first || p.identity.empty() || settings_max_age_ == std::chrono::nanoseconds::zero() ||
-                     now >= c->expires || c->size_bytes != o.live.size_bytes || !same_partitions(*c, parts);
+                     now >= c->expires || !same_partitions(*c, parts) ||
+                     (size_listed ? !same_kib(c->size_bytes, listed_kib->second) : c->size_bytes != o.live.size_bytes);
     if (!due) {
       o.settings = p.cached;
+      if (size_listed) o.live.size_bytes = c->size_bytes;
     } else if (!vanished) {
+      if (size_listed) {  // not read above
+        FileContent f = dir.read_file(kSizeAttr, kMaxAttrBytes);
+        if (f.ok()) parse_queue_attr(kSizeAttr, f.data, o.live);
+        vanished = f.status == ReadStatus::vanished;
+      }
       auto s = std::make_shared<Settings>();
       s->identity = p.identity;
       s->first_seen = first_seen;

@@ -7,15 +7,22 @@
 // Partitions get an info series naming their parent disk.
 //
 // What is read when (the rule a user sees: README, "What is read when"):
-// - at every scrape, per device: `size` and `inflight`, through descriptors
-//   the device's held directory keeps open (HostDir::read_kept: pread(2) at
+// - at every scrape, per device: `inflight`, through a descriptor the
+//   device's held directory keeps open (HostDir::read_kept: pread(2) at
 //   offset 0; sysfs produces the value anew on every such read);
+// - at every scrape, for all devices: <procfs>/partitions, the size in KiB of
+//   each disk, volume and partition with capacity (the kernel's show_partition).
+//   A device listed there shows the size (in sectors) read with its settings,
+//   read again when the listed size changes; a device not listed (no
+//   capacity, removable, hidden; the file unreadable) has `size` read at every
+//   scrape like `inflight`;
 // - the device's settings and facts (queue/*, device/queue_depth, model,
 //   vendor, wwid, the number of hardware queues, its partitions' number,
 //   start and size) are cached per device and read again (each file opened,
 //   read and closed: no descriptor, no kernel memory kept) when the device is
 //   new, its identity (`dev` major:minor and the /sys/block entry's inode)
-//   changed, its size changed (a resize, new media, a detached loop device),
+//   changed, its size changed (a resize, new media, a detached loop device;
+//   a change within one KiB of a listed device waits for the max age),
 //   its partitions changed (listed names and /sys/class/block inodes; a
 //   partition's size in <procfs>/partitions, in KiB, against the cached one:
 //   growpart), or the last read is `settings_max_age` old (each device at a
@@ -31,7 +38,8 @@
 // open file, measured as slab growth), so holding every attribute of 1,000
 // devices cost ~48 MB of kernel memory; opening a file costs ~6x a pread of a
 // held one (7.1 against 1.2 us on this VM's sysfs). Reading the settings at
-// every scrape was also most of a large host's scrape (docs/scrape_cost.md).
+// every scrape was also most of a large host's scrape, and `size` half of the
+// per-device reads left after that (docs/scrape_cost.md).
 // `dev` comes from the listing (read once per held directory,
 // BlockDevices::Device::dev()). The parent device's attributes
 // (device/queue_depth, device/model, ...) of a virtual device (dm, md, loop,
@@ -79,7 +87,7 @@ class QueueCollector final : public Collector {
   std::string_view name() const override { return "queue"; }
   /// Fails only when /sys/block cannot be listed.
   std::optional<std::string> collect(Families& out) override;
-  /// Yes: two files per device at every scrape, and all of a device's files now and then, make
+  /// Yes: one file per device at every scrape, and all of a device's files now and then, make
   /// it the largest part of a scrape on a large host; no collector uses what it read.
   bool runs_apart() const override { return true; }
 

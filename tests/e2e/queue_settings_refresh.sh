@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # End to end on this host's real /sys, with a loop device attached here: the
-# queue collector reads `size` and `inflight` at every scrape and a device's
-# settings when they are due (--collector.queue.settings-max-age), or at once
-# when its size changes or the daemon reloads; it keeps three descriptors per
-# device (its directory, size, inflight) and no more. Writes only to the loop device's own settings.
+# queue collector reads `inflight` at every scrape, the device's size from
+# /proc/partitions, and its settings when they are due
+# (--collector.queue.settings-max-age), or at once when its size changes or the
+# daemon reloads; it keeps two descriptors per device (its directory, inflight)
+# and no more. Writes only to the loop device's own settings.
 source "$(dirname "$0")/lib.sh"
 
 truncate -s 32M "$E2E_TMP/disk.img"
@@ -20,11 +21,13 @@ ra0=$(cat "$ra_file")
   || fail "read_ahead_bytes of $dev is not $ra0 KiB: $(grep "read_ahead_bytes{device=\"$dev\"" <<<"$out")"
 [ "$(sample_value "$out" diskperf_disk_size_bytes "device=\"$dev\"")" = 33554432 ] || fail "$dev size before the resize"
 
-# Descriptors the daemon keeps on the device: its directory, size and inflight.
+# Descriptors the daemon keeps on the device: its directory and inflight (its size is in
+# /proc/partitions, read once per scrape for all devices).
+grep -q " $dev\$" /proc/partitions || fail "$dev is not in /proc/partitions"
 held=$(find "/proc/$EXPORTER_PID/fd" -lname "*/block/$dev*" -printf '%l\n' | sort)
-[ "$(wc -l <<<"$held")" = 3 ] || fail "descriptors held on $dev: want 3, got: $held"
-grep -q "/block/$dev\$" <<<"$held" && grep -q "/block/$dev/size\$" <<<"$held" &&
-  grep -q "/block/$dev/inflight\$" <<<"$held" || fail "descriptors held on $dev: $held"
+[ "$(wc -l <<<"$held")" = 2 ] || fail "descriptors held on $dev: want 2, got: $held"
+grep -q "/block/$dev\$" <<<"$held" && grep -q "/block/$dev/inflight\$" <<<"$held" ||
+  fail "descriptors held on $dev: $held"
 log "held on $dev: $(tr '\n' ' ' <<<"$held")"
 
 # A setting written by hand: not read again before it is due (max age 1 h).

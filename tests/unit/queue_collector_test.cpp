@@ -360,6 +360,49 @@ TEST_CASE("queue: a partition resized in place (procfs partitions) or added agai
   CHECK(c.settings_reads() == 8);
 }
 
+TEST_CASE("queue: a disk listed in procfs partitions has its size read only when that listing changes",
+          "[queue]") {
+  using namespace std::chrono_literals;
+  TempDir tmp;
+  HostPaths p = copy_with_partitions("azure", tmp);
+  // sdd: 4294967296 sectors, 2147483648 KiB; sdc is not listed (its size is read at every scrape).
+  const std::string header = "major minor  #blocks  name\n\n   8 1 31343599 sda1\n";
+  tmp.write("proc/partitions", header + "   8 48 2147483648 sdd\n");
+  QueueCollector c(std::make_shared<BlockView>(p, nullptr), all(), 1, 10min);
+  FakeClock clock;
+  clock.attach(c);
+  Families fs = collect(c);
+  CHECK(value(fs, "diskperf_disk_size_bytes", {{"device", "sdd"}}) == 4294967296.0 * 512);
+  CHECK(c.settings_reads() == 6);
+  // sdd's `size` is not read while procfs lists the same size: a new value in the file alone
+  // (a fixture can do that, the kernel cannot) is not seen; the unlisted sdc's is, at once.
+  tmp.write(kSdd + "block/sdd/size", "4294967298\n");
+  const std::string sdc =
+      std::filesystem::relative(std::filesystem::canonical(tmp.path / "sys/block/sdc"), tmp.path).string();
+  tmp.write(sdc + "/size", "8388608\n");
+  fs = collect(c);
+  CHECK(value(fs, "diskperf_disk_size_bytes", {{"device", "sdd"}}) == 4294967296.0 * 512);
+  CHECK(value(fs, "diskperf_disk_size_bytes", {{"device", "sdc"}}) == 8388608.0 * 512);
+  CHECK(c.settings_reads() == 7);  // sdc: its size changed
+  // The kernel's resize: procfs lists the new size (in KiB): sdd is read again in that scrape.
+  tmp.write("proc/partitions", header + "   8 48 2147483649 sdd\n");
+  fs = collect(c);
+  CHECK(value(fs, "diskperf_disk_size_bytes", {{"device", "sdd"}}) == 4294967298.0 * 512);
+  CHECK(c.settings_reads() == 8);
+  collect(c);
+  CHECK(c.settings_reads() == 8);
+  // A resize within the same KiB (one 512-byte sector) shows when the settings are due.
+  tmp.write(kSdd + "block/sdd/size", "4294967299\n");
+  clock.now += 61s;  // past the first-minute read
+  CHECK(value(collect(c), "diskperf_disk_size_bytes", {{"device", "sdd"}}) == 4294967299.0 * 512);
+  // Unlisted again (the kernel drops a disk without capacity): its size is read at every scrape.
+  tmp.write("proc/partitions", header);
+  tmp.write(kSdd + "block/sdd/size", "0\n");
+  CHECK(value(collect(c), "diskperf_disk_size_bytes", {{"device", "sdd"}}) == 0);
+  tmp.write(kSdd + "block/sdd/size", "2\n");
+  CHECK(value(collect(c), "diskperf_disk_size_bytes", {{"device", "sdd"}}) == 1024);
+}
+
 TEST_CASE("queue: the diskstats device filter applies; partitions follow their disk", "[queue]") {
   QueueCollector c(sysfs_fixture("azure"), std::make_shared<DeviceFilter>(std::string("^sd[cd]$"), std::nullopt));
   Families fs = collect(c);
