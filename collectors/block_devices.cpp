@@ -26,18 +26,25 @@ std::string disk_of_partition_link(std::string_view target, std::string_view nam
 
 // What the /sys/block link's target tells about the device.
 struct LinkFacts {
-  // Not a link into /sys/devices outside /sys/devices/virtual (a disk with a
-  // parent hardware device, never a holder of other disks). A plain
-  // directory or an unreadable link may be anything.
+  // A plain directory or an unreadable link (may be anything), or a virtual
+  // device of a driver that registers members (see Device::may_stack).
   bool may_stack = true;
   // A link into /sys/devices/virtual: no parent device.
   bool is_virtual = false;
 };
 
+// Kernel names of the virtual devices whose drivers register their members as holders
+// (bd_link_disk_holder, block/holder.c; drivers/md/dm.c, md.c, bcache/super.c): dm-N, mdN and
+// md_NAME, bcacheN.
+bool stacking_driver_name(std::string_view name) {
+  return name.starts_with("dm-") || name.starts_with("md") || name.starts_with("bcache");
+}
+
 LinkFacts link_facts(const HostDir& block, const std::string& name) {
   const std::string target = block.read_link(name);
   const bool is_virtual = target.find("devices/virtual/") != std::string::npos;
-  return {target.empty() || target.find("devices/") == std::string::npos || is_virtual, is_virtual};
+  const bool unknown = target.empty() || target.find("devices/") == std::string::npos;
+  return {unknown || (is_virtual && stacking_driver_name(name)), is_virtual};
 }
 
 }  // namespace

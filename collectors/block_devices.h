@@ -42,10 +42,13 @@ class BlockDevices {
     /// Whether `dir` is held between listings (the same object until the device is replaced);
     /// false beyond the descriptor budget or when it could not be opened (a new object per listing).
     bool held = false;
-    /// Whether the device can be built on other block devices and so have entries in slaves/:
-    /// false only for a device whose /sys/block link points outside /sys/devices/virtual (a disk
-    /// with a parent hardware device: SCSI, NVMe, virtio). Only virtual devices (dm, md, bcache)
-    /// register members as holders (bd_link_disk_holder, block/holder.c).
+    /// Whether the device can be built on other block devices and so have entries in slaves/
+    /// (listed at every scrape for these only). Only dm, md and bcache register members as holders
+    /// (bd_link_disk_holder, block/holder.c; called from drivers/md/dm.c, md.c, bcache/super.c),
+    /// so: true for a virtual device named dm-N, md* or bcache*; false for other virtual devices
+    /// (loop, zram, nbd, rbd, ram) and for a device whose /sys/block link points outside
+    /// /sys/devices/virtual (a disk with a parent hardware device: SCSI, NVMe, virtio); true for a
+    /// plain directory or an unreadable link (unknown, as in a captured tree).
     bool may_stack = true;
     /// Inode number of the /sys/block/<name> entry: a new one when the device was removed and
     /// added again under the same name (with `dev`, the queue collector's identity of a device).

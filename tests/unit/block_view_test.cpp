@@ -105,6 +105,29 @@ TEST_CASE("block devices: a plain directory in /sys/block may stack but is not t
   CHECK_FALSE(l.find("sdq")->is_virtual);  // unknown: read as a disk (device/ attributes looked for)
 }
 
+TEST_CASE("block devices: of the virtual devices only dm, md and bcache may stack", "[block]") {
+  TempDir tmp;
+  for (const char* name : {"loop3", "zram0", "nbd1", "dm-7", "md127", "md_data", "bcache0"}) {
+    tmp.write(std::string("sys/devices/virtual/block/") + name + "/dev", "7:3\n");
+    std::filesystem::create_directories(tmp.path / "sys/block");
+    std::filesystem::create_directory_symlink(std::string("../devices/virtual/block/") + name,
+                                              tmp.path / "sys/block" / name);
+  }
+  BlockDevices b(tmp.str() + "/sys", std::make_shared<FdBudget>(1000));
+  BlockDevices::Listing l = b.list();
+  for (const char* name : {"loop3", "zram0", "nbd1"}) {
+    INFO(name);
+    REQUIRE(l.find(name));
+    CHECK(l.find(name)->is_virtual);
+    CHECK_FALSE(l.find(name)->may_stack);
+  }
+  for (const char* name : {"dm-7", "md127", "md_data", "bcache0"}) {
+    INFO(name);
+    REQUIRE(l.find(name));
+    CHECK(l.find(name)->may_stack);
+  }
+}
+
 TEST_CASE("block devices: directories are held across listings and replaced with a new entry", "[block]") {
   TempDir tmp;
   HostPaths p = copy_fixture("azure", tmp);
