@@ -168,8 +168,12 @@ std::optional<std::string> QueueCollector::collect(Families& out) {
   std::vector<ProcPartition> proc_parts;
   std::unordered_map<std::string_view, std::uint64_t> kib_of;
   {
-    FileContent f = read_file(join_path(view_->paths().procfs, "partitions"), 4u << 20);
-    if (f.ok()) proc_parts = parse_proc_partitions(f.data);
+    // The buffer sized from the last read (procfs reports a size of 0), as for diskstats.
+    FileContent f = read_file(join_path(view_->paths().procfs, "partitions"), 4u << 20, partitions_size_hint_.load());
+    if (f.ok()) {
+      proc_parts = parse_proc_partitions(f.data);
+      partitions_size_hint_ = f.data.size() + f.data.size() / 16 + 256;
+    }
     kib_of.reserve(proc_parts.size());
     for (const ProcPartition& pp : proc_parts) kib_of.emplace(pp.name, pp.kib);
   }

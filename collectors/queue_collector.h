@@ -136,6 +136,7 @@ class QueueCollector final : public Collector {
   mutable std::mutex mu_;
   std::unordered_map<std::string, std::shared_ptr<const Settings>> cache_;  ///< by device name
   std::size_t settings_reads_ = 0;
+  std::atomic<std::size_t> partitions_size_hint_{0};  ///< bytes to read <procfs>/partitions in one go
 };
 
 }  // namespace diskperf
