@@ -55,15 +55,31 @@ std::vector<ProbeCaps> probe_caps(const std::vector<ProbeJob>& jobs, const Resol
 GatheredCaps gather_caps(BlockView& view, const DeviceFilter* filter, DmTableSource& tables,
                          std::shared_ptr<const PerfCountersParse> azure_parse, const TiersConfig& config) {
   GatheredCaps g;
+  const std::shared_ptr<const BlockDevices::Listing> listing = view.devices();
+  if (listing->error) {
+    g.error = listing->error;
+    return g;
+  }
+  CapInputs in;
+  in.config = &config;
+  AzureFacts facts;
+  if (azure_parse) {
+    facts = azure_facts(*azure_parse);
+    in.azure = &facts;
+  }
+  // A disk has caps only from a config rule or from PerfCounters facts of it (resolve_disk), and a
+  // volume only from members that have caps: without either, the VM's caps are all there is, and
+  // the disks and volumes are not gathered (no dm table parsed, nothing copied).
+  if (config.disks.empty() && facts.disks.empty()) {
+    g.caps = resolve_caps(in);
+    return g;
+  }
   const std::shared_ptr<const VolumeScan> scan_ptr = view.volumes();
   const VolumeScan& scan = *scan_ptr;
   if (!scan.ok) {
     g.error = scan.error;
     return g;
   }
-  CapInputs in;
-  in.config = &config;
-  const std::shared_ptr<const BlockDevices::Listing> listing = view.devices();
   const std::shared_ptr<const StableNames> names_ptr = view.stable_names();
   const StableNames& names = *names_ptr;
   for (const BlockDevices::Device& device : listing->devices) {
@@ -92,11 +108,6 @@ GatheredCaps gather_caps(BlockView& view, const DeviceFilter* filter, DmTableSou
     if (!filter || filter->accepts(dev)) in.volumes_wanted.push_back(dev);
   }
   in.volumes = scan.volumes;
-  AzureFacts facts;
-  if (azure_parse) {
-    facts = azure_facts(*azure_parse);
-    in.azure = &facts;
-  }
   g.caps = resolve_caps(in);
   return g;
 }

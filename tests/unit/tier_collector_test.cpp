@@ -3,6 +3,8 @@
 
 #include <catch2/catch.hpp>
 
+#include <atomic>
+
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 
@@ -164,6 +166,41 @@ TEST_CASE("tier: a volume with a member without caps has none; no facts, no fami
   CHECK(count(f, "diskperf_tier_disk_burst_iops_cap") == 0);  // P30 on-demand, not enabled
   Families none = collect_tiers("azure", TiersConfig{}, false);
   CHECK(none.empty());
+}
+
+namespace {
+// A dm table source that counts its reads.
+class CountingTables final : public DmTableSource {
+ public:
+  explicit CountingTables(std::string dir) : inner_(std::move(dir)) {}
+  DmTableText read_table(const std::string& device, unsigned major, unsigned minor) override {
+    ++reads;
+    return inner_.read_table(device, major, minor);
+  }
+  std::atomic<int> reads{0};
+
+ private:
+  DirectoryDmTableSource inner_;
+};
+}  // namespace
+
+TEST_CASE("tier: without disk rules or PerfCounters disks only the VM's caps, no dm table read", "[tiers][collector]") {
+  auto tables = std::make_shared<CountingTables>(dm_tables_dir("azure"));
+  const auto filter = std::make_shared<const DeviceFilter>(std::nullopt, std::nullopt);
+  TierCollector vm_only(sysfs_fixture("azure"), filter, tables, nullptr, tiers("tiers:\n  vm_size: Standard_D8s_v3\n"));
+  Families out;
+  REQUIRE_FALSE(vm_only.collect(out));
+  CHECK(labels_of(out, "diskperf_tier_vm_info", "vm_size", "Standard_D8s_v3").at("source") == "builtin");
+  CHECK(count(out, "diskperf_tier_disk_info") == 0);
+  CHECK(count(out, "diskperf_tier_volume_info") == 0);
+  CHECK(tables->reads == 0);
+  // With a disk rule the volumes are gathered: dm-0's table is read and its caps resolved.
+  TierCollector rules(sysfs_fixture("azure"), filter, tables,
+                      nullptr, tiers("tiers:\n  disks:\n    - {glob: 'sd[c-e]', tier: P40}\n"));
+  Families with_rules;
+  REQUIRE_FALSE(rules.collect(with_rules));
+  CHECK(tables->reads > 0);
+  CHECK(count(with_rules, "diskperf_tier_volume_info") == 1);
 }
 
 TEST_CASE("tier: unreadable /sys/block fails the collector", "[tiers][collector]") {
