@@ -16,6 +16,8 @@
 #include "collectors/metric_families.h"
 #include "collectors/stable_names.h"
 
+#include <spdlog/spdlog.h>
+
 namespace diskperf {
 namespace {
 
@@ -167,12 +169,22 @@ std::optional<std::string> QueueCollector::collect(Families& out) {
   // disk due (the cost of a read, rather than a size that may be stale).
   std::vector<ProcPartition> proc_parts;
   std::unordered_map<std::string_view, std::uint64_t> kib_of;
+  bool partitions_readable = false;
   {
     // The buffer sized from the last read (procfs reports a size of 0), as for diskstats.
     FileContent f = read_file(join_path(view_->paths().procfs, "partitions"), 4u << 20, partitions_size_hint_.load());
+    partitions_readable = f.ok();
     if (f.ok()) {
       proc_parts = parse_proc_partitions(f.data);
       partitions_size_hint_ = f.data.size() + f.data.size() / 16 + 256;
+    }
+    // Said once when it starts failing (and once when it reads again), not at every scrape.
+    if (partitions_readable_.exchange(partitions_readable) != partitions_readable) {
+      if (partitions_readable) {
+        spdlog::info("queue: {} reads again", join_path(view_->paths().procfs, "partitions"));
+      } else {
+        spdlog::warn("queue: {}; device sizes are read from each device's size file", f.error);
+      }
     }
     kib_of.reserve(proc_parts.size());
     for (const ProcPartition& pp : proc_parts) kib_of.emplace(pp.name, pp.kib);
@@ -425,6 +437,13 @@ std::optional<std::string> QueueCollector::collect(Families& out) {
     pinfo.add(1, {{"device", p->device}, {"disk", p->disk}, {"partition", p->number}});
   for (const PartitionRow* p : partitions)
     if (p->start_bytes) start.add(static_cast<double>(*p->start_bytes), {{"device", p->device}});
+  if (rows.empty()) return std::nullopt;
+  add_sample(add_family(out, "diskperf_queue_procfs_partitions_readable",
+                        "1 when <procfs>/partitions was read at this scrape; 0 when it could not be (missing, "
+                        "unreadable, too large): device sizes then come from each device's size file, and "
+                        "disks with partitions are read again at every scrape.",
+                        MetricType::Gauge),
+             partitions_readable ? 1 : 0, {});
   return std::nullopt;
 }
 

@@ -403,6 +403,24 @@ TEST_CASE("queue: a disk listed in procfs partitions has its size read only when
   CHECK(value(collect(c), "diskperf_disk_size_bytes", {{"device", "sdd"}}) == 1024);
 }
 
+TEST_CASE("queue: whether procfs partitions could be read is exported; sizes are right either way", "[queue]") {
+  TempDir tmp;
+  HostPaths p = copy_with_partitions("azure", tmp);
+  QueueCollector c(std::make_shared<BlockView>(p, nullptr), all(), 1, std::chrono::hours(1));
+  Families fs = collect(c);
+  CHECK(value(fs, "diskperf_queue_procfs_partitions_readable", {}) == 1);
+  std::filesystem::remove(tmp.path / "proc/partitions");
+  tmp.write(kSdd + "block/sdd/size", "2097152\n");
+  fs = collect(c);
+  CHECK(value(fs, "diskperf_queue_procfs_partitions_readable", {}) == 0);
+  CHECK(value(fs, "diskperf_disk_size_bytes", {{"device", "sdd"}}) == 2097152.0 * 512);
+  tmp.write("proc/partitions", "garbage\n");  // readable, lists nothing: sizes from the size files
+  tmp.write(kSdd + "block/sdd/size", "2097154\n");
+  fs = collect(c);
+  CHECK(value(fs, "diskperf_queue_procfs_partitions_readable", {}) == 1);
+  CHECK(value(fs, "diskperf_disk_size_bytes", {{"device", "sdd"}}) == 2097154.0 * 512);
+}
+
 TEST_CASE("queue: the diskstats device filter applies; partitions follow their disk", "[queue]") {
   QueueCollector c(sysfs_fixture("azure"), std::make_shared<DeviceFilter>(std::string("^sd[cd]$"), std::nullopt));
   Families fs = collect(c);
