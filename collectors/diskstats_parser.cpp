@@ -1,5 +1,7 @@
 #include "collectors/diskstats_parser.h"
 
+#include "collectors/text.h"
+
 #include <algorithm>
 
 #include <array>
@@ -84,10 +86,8 @@ DiskstatsParse parse_diskstats(std::string_view text) {
   std::size_t line_no = 0;
   while (!text.empty()) {
     ++line_no;
-    std::size_t nl = text.find('\n');
-    bool terminated = nl != std::string_view::npos;
-    std::string_view line = terminated ? text.substr(0, nl) : text;
-    text.remove_prefix(terminated ? nl + 1 : text.size());
+    bool terminated = false;
+    std::string_view line = next_line(text, &terminated);
     std::string_view tmp[1];
     if (tokenize(line, tmp, 1) == 0) continue;  // blank line
     if (!terminated) {

@@ -60,9 +60,7 @@ DmTableParse parse_dm_table(std::string_view text) {
   std::uint64_t next_start = 0;
   std::size_t line_no = 0;
   while (!text.empty()) {
-    auto nl = text.find('\n');
-    std::string_view line = text.substr(0, nl);
-    text.remove_prefix(nl == std::string_view::npos ? text.size() : nl + 1);
+    std::string_view line = next_line(text);
     ++line_no;
     auto f = split_ws(line);
     if (f.empty()) continue;

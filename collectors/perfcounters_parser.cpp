@@ -1,5 +1,7 @@
 #include "collectors/perfcounters_parser.h"
 
+#include "collectors/text.h"
+
 #include <array>
 #include <charconv>
 #include <cmath>
@@ -111,10 +113,8 @@ PerfCountersParse parse_perfcounters(std::string_view text) {
   std::size_t line_no = 0;
   while (!text.empty()) {
     ++line_no;
-    const std::size_t nl = text.find('\n');
-    const bool terminated = nl != std::string_view::npos;
-    std::string_view line = terminated ? text.substr(0, nl) : text;
-    text.remove_prefix(terminated ? nl + 1 : text.size());
+    bool terminated = false;
+    std::string_view line = next_line(text, &terminated);
     if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
     if (line.empty()) continue;
     PerfCounter c;

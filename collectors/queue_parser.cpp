@@ -59,10 +59,7 @@ std::string link_target_name(std::string_view target) {
 std::vector<ProcPartition> parse_proc_partitions(std::string_view text) {
   std::vector<ProcPartition> out;
   while (!text.empty()) {
-    const auto nl = text.find('\n');
-    const std::string_view line = text.substr(0, nl);
-    text = nl == std::string_view::npos ? std::string_view{} : text.substr(nl + 1);
-    auto f = split_ws(line);
+    auto f = split_ws(next_line(text));
     if (f.size() != 4 || !parse_u64(f[0]) || !parse_u64(f[1])) continue;
     auto kib = parse_u64(f[2]);
     if (!kib) continue;

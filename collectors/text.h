@@ -14,6 +14,11 @@ bool is_ascii_space(char c);
 /// `text` without leading and trailing white space.
 std::string_view trim(std::string_view text);
 
+/// The first line of `text` (without its '\n'), which is removed from `text` with its '\n'.
+/// `terminated` (if given) tells whether the line ended in '\n' (a last line without one may be
+/// a truncated read). Call while `text` is not empty.
+std::string_view next_line(std::string_view& text, bool* terminated = nullptr);
+
 /// The words of `text`, split on runs of white space.
 std::vector<std::string_view> split_ws(std::string_view text);
 

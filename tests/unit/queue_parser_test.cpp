@@ -192,3 +192,18 @@ TEST_CASE("/proc/partitions: name and size in KiB of each line; header, blank an
   CHECK(parse_proc_partitions("").empty());
   CHECK(parse_proc_partitions("major minor  #blocks  name\n").empty());
 }
+
+TEST_CASE("text: next_line takes one line and says whether it ended in a newline", "[text]") {
+  std::string_view text = "a b\n\nlast";
+  bool terminated = false;
+  CHECK(next_line(text, &terminated) == "a b");
+  CHECK(terminated);
+  CHECK(next_line(text, &terminated).empty());
+  CHECK(terminated);
+  CHECK(next_line(text, &terminated) == "last");
+  CHECK_FALSE(terminated);
+  CHECK(text.empty());
+  std::string_view one = "x\n";
+  CHECK(next_line(one) == "x");
+  CHECK(one.empty());
+}
