@@ -123,9 +123,8 @@ DiskstatsCollector::DiskstatsCollector(HostPaths paths, std::shared_ptr<const De
     : paths_(std::move(paths)), filter_(std::move(filter)) {}
 
 std::optional<std::string> DiskstatsCollector::collect(Families& out) {
-  FileContent file = read_file(join_path(paths_.procfs, "diskstats"), 16u << 20, size_hint_.load());
+  FileContent file = read_file_sized(join_path(paths_.procfs, "diskstats"), 16u << 20, size_hint_);
   if (!file.ok()) return file.error;
-  size_hint_ = file.data.size() + file.data.size() / 16 + 256;
   DiskstatsParse parsed = parse_diskstats(file.data);
 
   std::vector<const DiskstatsEntry*> kept;

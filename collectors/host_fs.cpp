@@ -146,6 +146,12 @@ FileContent read_file(const std::string& path, std::size_t max_bytes, std::size_
   return out;
 }
 
+FileContent read_file_sized(const std::string& path, std::size_t max_bytes, std::atomic<std::size_t>& size_hint) {
+  FileContent f = read_file(path, max_bytes, size_hint.load());
+  if (f.ok()) size_hint = f.data.size() + f.data.size() / 16 + 256;
+  return f;
+}
+
 std::vector<std::string> list_dir(const std::string& path, ReadStatus* status) {
   std::vector<std::string> names;
   std::unique_ptr<DIR, int (*)(DIR*)> dir(::opendir(path.c_str()), &::closedir);

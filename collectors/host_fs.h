@@ -49,6 +49,11 @@ std::string join_path(std::string_view root, std::string_view rel);
 /// grows (and copies itself) in doubling chunks; any size is still read whole.
 FileContent read_file(const std::string& path, std::size_t max_bytes = 16u << 20, std::size_t size_hint = 0);
 
+/// read_file of a file read at every scrape whose size procfs does not report (diskstats,
+/// partitions): the room made up front is `size_hint`, which each read that succeeds sets to its
+/// size plus a sixteenth and 256 bytes (room to grow).
+FileContent read_file_sized(const std::string& path, std::size_t max_bytes, std::atomic<std::size_t>& size_hint);
+
 /// Names in a directory, without "." and "..", unsorted. Empty when the
 /// directory is absent or unreadable; `status` (if given) says which.
 std::vector<std::string> list_dir(const std::string& path, ReadStatus* status = nullptr);

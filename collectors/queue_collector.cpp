@@ -171,13 +171,9 @@ std::optional<std::string> QueueCollector::collect(Families& out) {
   std::unordered_map<std::string_view, std::uint64_t> kib_of;
   bool partitions_readable = false;
   {
-    // The buffer sized from the last read (procfs reports a size of 0), as for diskstats.
-    FileContent f = read_file(join_path(view_->paths().procfs, "partitions"), 4u << 20, partitions_size_hint_.load());
+    FileContent f = read_file_sized(join_path(view_->paths().procfs, "partitions"), 4u << 20, partitions_size_hint_);
     partitions_readable = f.ok();
-    if (f.ok()) {
-      proc_parts = parse_proc_partitions(f.data);
-      partitions_size_hint_ = f.data.size() + f.data.size() / 16 + 256;
-    }
+    if (f.ok()) proc_parts = parse_proc_partitions(f.data);
     // Said once when it starts failing (and once when it reads again), not at every scrape.
     if (partitions_readable_.exchange(partitions_readable) != partitions_readable) {
       if (partitions_readable) {
