@@ -29,7 +29,7 @@ void raise_open_files_limit();
 void release_free_memory();
 
 /// Returns the calling thread's stack pages below the current frame to the
-/// kernel (madvise MADV_DONTNEED; a page is kept below the stack pointer),
+/// kernel (madvise MADV_DONTNEED; the page of the stack pointer is kept),
 /// as glibc does for a thread that exits. Called by an HTTP worker after a
 /// response: CivetWeb hands connections to its workers in turn, so without it
 /// every one of the --web.max-threads workers keeps the ~20 KiB of stack its
@@ -38,13 +38,14 @@ void release_free_memory();
 void release_unused_stack();
 
 /// Page range [begin, end) of a thread stack [low, low + size) (guard pages
-/// at its low end) that release_unused_stack returns when the current frame
-/// is at `frame`: from the first page above the guard to one page below the
-/// frame's page. Empty (begin == end) when `frame` is not inside the stack.
+/// at its low end) that release_unused_stack returns when the stack pointer
+/// is `sp`: from the first page above the guard to the page boundary at or
+/// below sp - 256 (room for the call to madvise). Empty (begin == end) when
+/// `sp` is not inside the stack or no whole page is free.
 struct AddressRange {
   std::uintptr_t begin = 0, end = 0;
 };
-AddressRange unused_stack_range(std::uintptr_t low, std::size_t size, std::size_t guard, std::uintptr_t frame,
+AddressRange unused_stack_range(std::uintptr_t low, std::size_t size, std::size_t guard, std::uintptr_t sp,
                                 std::uintptr_t page);
 
 }  // namespace diskperf

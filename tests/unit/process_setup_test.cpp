@@ -66,21 +66,26 @@ TEST_CASE("release_unused_stack returns a thread's stack below the current frame
   if (!own) return;
   const auto pages = kDeep / static_cast<std::size_t>(sysconf(_SC_PAGESIZE));
   CHECK(before >= pages - 2);  // every page of the block was touched
-  CHECK(after <= 2);           // all but the page kept below the frame (and the block's edge) released
+  CHECK(after <= 2);           // all but the stack pointer's page (and the block's edge) released
 }
 
 // Breaker finding: the frame was taken from a local's address, which ASan's
 // use-after-return mode puts on a fake stack in the heap; the range then ran
 // from the stack's bottom up to that heap address and madvise zeroed live
 // memory on the way (the sanitized unit tests crashed at the first scrape).
-TEST_CASE("unused_stack_range: pages below the frame, nothing for a frame outside the stack", "[process]") {
+TEST_CASE("unused_stack_range: whole pages below the stack pointer, nothing for one outside the stack", "[process]") {
   const std::uintptr_t page = 4096, low = 0x7f0000000000, size = 8u << 20, guard = page;
-  const AddressRange r = unused_stack_range(low, size, guard, low + 100 * page + 123, page);
+  const AddressRange r = unused_stack_range(low, size, guard, low + 100 * page + 1024, page);
   CHECK(r.begin == low + page);       // above the guard page
-  CHECK(r.end == low + 99 * page);    // one page kept below the frame's page
-  CHECK(unused_stack_range(low, size, guard, low + size + (1u << 30), page).end == 0);  // e.g. a fake stack
+  CHECK(r.end == low + 100 * page);   // the stack pointer's page kept, 1 KiB above its bottom
+  // 256 bytes are kept below the stack pointer for the call to madvise: a
+  // stack pointer 100 bytes above a page's bottom keeps the page below too.
+  CHECK(unused_stack_range(low, size, guard, low + 100 * page + 100, page).end == low + 99 * page);
+  CHECK(unused_stack_range(low, size, guard, low + 100 * page + 256, page).end == low + 100 * page);
+  CHECK(unused_stack_range(low, size, guard, low + size + (1u << 30), page).end == 0);  // outside
   CHECK(unused_stack_range(low, size, guard, low - page, page).end == 0);
+  CHECK(unused_stack_range(low, size, guard, low + 100, page).end == 0);
   CHECK(unused_stack_range(low, size, guard, low + size, page).end == low + size - page);  // at the top
-  const AddressRange near = unused_stack_range(low, size, guard, low + 2 * page, page);  // no room
+  const AddressRange near = unused_stack_range(low, size, guard, low + page + 300, page);  // no whole page free
   CHECK(near.end == near.begin);
 }
