@@ -25,19 +25,47 @@ bool recently_changed(const struct stat* st, const timespec& now) {
 }  // namespace
 
 BlockView::BlockView(const HostPaths& paths, std::shared_ptr<const ScrapeEpoch> epoch,
-                     std::shared_ptr<FdBudget> budget)
+                     std::shared_ptr<FdBudget> budget, std::shared_ptr<DmTableSource> tables,
+                     std::chrono::nanoseconds dm_max_age)
     : paths_(paths),
       budget_(budget ? std::move(budget) : std::make_shared<FdBudget>(FdBudget::from_rlimit())),
       block_(paths.sysfs, budget_),
+      tables_(std::move(tables)),
+      dm_cache_(dm_max_age),
       devices_(epoch),
+      proc_partitions_(epoch),
       volumes_(epoch) {}
 
 std::shared_ptr<const BlockDevices::Listing> BlockView::devices() {
   return devices_.get([&] { return block_.list(); });
 }
 
+std::shared_ptr<const ProcPartitionsRead> BlockView::proc_partitions() {
+  return proc_partitions_.get([&] {
+    ProcPartitionsRead r;
+    FileContent f = read_file_sized(join_path(paths_.procfs, "partitions"), 4u << 20, partitions_size_hint_);
+    if (f.ok()) {
+      r.rows = parse_proc_partitions(f.data);
+    } else {
+      r.error = f.error;
+    }
+    return r;
+  });
+}
+
 std::shared_ptr<const VolumeScan> BlockView::volumes() {
-  return volumes_.get([&] { return read_volumes(*devices(), paths_.devfs, budget_); });
+  return volumes_.get([&] {
+    const std::shared_ptr<const BlockDevices::Listing> listing = devices();
+    const std::shared_ptr<const ProcPartitionsRead> sizes = proc_partitions();
+    VolumeSources src;
+    src.devfs = paths_.devfs;
+    src.budget = budget_;
+    src.tables = tables_.get();
+    src.sizes = sizes->error ? nullptr : &sizes->rows;
+    src.cache = dm_cache_.enabled() ? &dm_cache_ : nullptr;
+    src.now = clock_();
+    return read_volumes(*listing, src);
+  });
 }
 
 std::shared_ptr<const StableNames> BlockView::stable_names() {

@@ -82,17 +82,4 @@ DmTableText TextDmTableSource::read_table(const std::string& device, unsigned, u
   return {DmTableText::Status::ok, it->second, ""};
 }
 
-DmTableText PerScrapeDmTables::read_table(const std::string& device, unsigned major, unsigned minor) {
-  const std::shared_ptr<Tables> tables = *tables_.get([] { return std::make_shared<Tables>(); });
-  const std::string key = device + " " + std::to_string(major) + ":" + std::to_string(minor);
-  {
-    std::lock_guard lock(tables->mu);
-    if (auto it = tables->by_key.find(key); it != tables->by_key.end()) return it->second;
-  }
-  DmTableText t = source_->read_table(device, major, minor);
-  std::lock_guard lock(tables->mu);
-  tables->by_key.emplace(key, t);
-  return t;
-}
-
 }  // namespace diskperf

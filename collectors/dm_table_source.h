@@ -10,7 +10,6 @@
 #include <mutex>
 #include <string>
 
-#include "collectors/scrape_epoch.h"
 
 namespace diskperf {
 
@@ -65,25 +64,6 @@ class TextDmTableSource final : public DmTableSource {
 
  private:
   std::map<std::string, std::string> tables_;
-};
-
-/// Another source's tables, each read at most once per scrape epoch (the
-/// topology and tier collectors both need them). Without an epoch, every
-/// read goes to the source.
-class PerScrapeDmTables final : public DmTableSource {
- public:
-  PerScrapeDmTables(std::shared_ptr<DmTableSource> source, std::shared_ptr<const ScrapeEpoch> epoch)
-      : source_(std::move(source)), tables_(std::move(epoch)) {}
-  DmTableText read_table(const std::string& device, unsigned major, unsigned minor) override;
-
- private:
-  /// The tables read so far in one scrape, by "device major:minor".
-  struct Tables {
-    std::mutex mu;
-    std::map<std::string, DmTableText> by_key;  // guarded by mu
-  };
-  std::shared_ptr<DmTableSource> source_;
-  PerScrape<std::shared_ptr<Tables>> tables_;  // a fresh, empty map per scrape (per call without an epoch)
 };
 
 }  // namespace diskperf

@@ -11,6 +11,7 @@
 #include <set>
 #include <vector>
 
+#include "collectors/due_time.h"
 #include "collectors/large_stack.h"
 #include "collectors/lazy_family.h"
 #include "collectors/metric_families.h"
@@ -53,20 +54,6 @@ void read_settings_attrs(const HostDir& dir, bool is_virtual, QueueSettings& q) 
     FileContent f = dir.read_file(name, kMaxAttrBytes);
     if (f.ok()) parse_queue_attr(name, f.data, q);
   }
-}
-
-// A device's refresh time: `max_age` scaled by a factor between 3/4 and 1
-// drawn from its name and the time (splitmix64), so that devices read in the
-// same scrape come due in different ones.
-std::chrono::steady_clock::time_point due_time(std::string_view device, std::chrono::steady_clock::time_point now,
-                                               std::chrono::nanoseconds max_age) {
-  std::uint64_t z = std::hash<std::string_view>{}(device) +
-                    static_cast<std::uint64_t>(now.time_since_epoch().count()) + 0x9e3779b97f4a7c15ULL;
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-  z ^= z >> 31;
-  const double factor = 0.75 + 0.25 * static_cast<double>(z >> 11) / static_cast<double>(1ULL << 53);
-  return now + std::chrono::duration_cast<std::chrono::nanoseconds>(max_age * factor);
 }
 
 struct Gauge {
@@ -167,23 +154,21 @@ std::optional<std::string> QueueCollector::collect(Families& out) {
   // listing. A device the file does not list (no capacity, hidden, removable; or the file
   // cannot be read) has its `size` read at every scrape, and a partition not listed makes its
   // disk due (the cost of a read, rather than a size that may be stale).
-  std::vector<ProcPartition> proc_parts;
   std::unordered_map<std::string_view, std::uint64_t> kib_of;
   bool partitions_readable = false;
+  const std::shared_ptr<const ProcPartitionsRead> proc_parts = view_->proc_partitions();
   {
-    FileContent f = read_file_sized(join_path(view_->paths().procfs, "partitions"), 4u << 20, partitions_size_hint_);
-    partitions_readable = f.ok();
-    if (f.ok()) proc_parts = parse_proc_partitions(f.data);
+    partitions_readable = !proc_parts->error;
     // Said once when it starts failing (and once when it reads again), not at every scrape.
     if (partitions_readable_.exchange(partitions_readable) != partitions_readable) {
       if (partitions_readable) {
         spdlog::info("queue: {} reads again", join_path(view_->paths().procfs, "partitions"));
       } else {
-        spdlog::warn("queue: {}; device sizes are read from each device's size file", f.error);
+        spdlog::warn("queue: {}; device sizes are read from each device's size file", *proc_parts->error);
       }
     }
-    kib_of.reserve(proc_parts.size());
-    for (const ProcPartition& pp : proc_parts) kib_of.emplace(pp.name, pp.kib);
+    kib_of.reserve(proc_parts->rows.size());
+    for (const ProcPartition& pp : proc_parts->rows) kib_of.emplace(pp.name, pp.kib);
   }
   // Whether a size in bytes is `kib` KiB as <procfs>/partitions rounds it (sectors / 2).
   auto same_kib = [](const std::optional<std::uint64_t>& bytes, std::uint64_t kib) {

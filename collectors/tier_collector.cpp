@@ -52,7 +52,7 @@ std::vector<ProbeCaps> probe_caps(const std::vector<ProbeJob>& jobs, const Resol
   return out;
 }
 
-GatheredCaps gather_caps(BlockView& view, const DeviceFilter* filter, DmTableSource& tables,
+GatheredCaps gather_caps(BlockView& view, const DeviceFilter* filter,
                          std::shared_ptr<const PerfCountersParse> azure_parse, const TiersConfig& config) {
   GatheredCaps g;
   const std::shared_ptr<const BlockDevices::Listing> listing = view.devices();
@@ -95,9 +95,8 @@ GatheredCaps gather_caps(BlockView& view, const DeviceFilter* filter, DmTableSou
     VolumeLayout layout = VolumeLayout::unsupported;
     if (v.kind == "md") {
       layout = md_layout(v.md_level);
-    } else if (v.kind == "dm" && v.devno) {
-      DmTableText t = tables.read_table(dev, v.devno->first, v.devno->second);
-      if (t.status == DmTableText::Status::ok) {
+    } else if (v.kind == "dm" && v.dm_table) {
+      if (const DmTableText& t = *v.dm_table; t.status == DmTableText::Status::ok) {
         DmTableParse parsed = parse_dm_table(t.text);
         std::vector<std::string> targets;
         for (const auto& s : parsed.segments) targets.push_back(s.target);
@@ -113,13 +112,11 @@ GatheredCaps gather_caps(BlockView& view, const DeviceFilter* filter, DmTableSou
 }
 
 TierCollector::TierCollector(std::shared_ptr<BlockView> view, HostPaths paths,
-                             std::shared_ptr<const DeviceFilter> filter, std::shared_ptr<DmTableSource> tables,
-                             std::shared_ptr<const AzureCollector> azure, TiersConfig config,
-                             std::vector<ProbeJob> probes)
+                             std::shared_ptr<const DeviceFilter> filter, std::shared_ptr<const AzureCollector> azure,
+                             TiersConfig config, std::vector<ProbeJob> probes)
     : view_(std::move(view)),
       paths_(std::move(paths)),
       filter_(std::move(filter)),
-      tables_(std::move(tables)),
       azure_(std::move(azure)),
       config_(std::move(config)),
       probes_(std::move(probes)) {}
@@ -127,11 +124,11 @@ TierCollector::TierCollector(std::shared_ptr<BlockView> view, HostPaths paths,
 TierCollector::TierCollector(HostPaths paths, std::shared_ptr<const DeviceFilter> filter,
                              std::shared_ptr<DmTableSource> tables, std::shared_ptr<const AzureCollector> azure,
                              TiersConfig config, std::vector<ProbeJob> probes)
-    : TierCollector(std::make_shared<BlockView>(paths, nullptr), paths, std::move(filter), std::move(tables),
+    : TierCollector(std::make_shared<BlockView>(paths, nullptr, nullptr, std::move(tables)), paths, std::move(filter),
                     std::move(azure), std::move(config), std::move(probes)) {}
 
 std::optional<std::string> TierCollector::collect(Families& out) {
-  GatheredCaps g = gather_caps(*view_, filter_.get(), *tables_, azure_ ? azure_->last_parse() : nullptr, config_);
+  GatheredCaps g = gather_caps(*view_, filter_.get(), azure_ ? azure_->last_parse() : nullptr, config_);
   if (g.error) return g.error;
   emit_caps(out, g.caps);
   std::map<std::string, std::string> names;

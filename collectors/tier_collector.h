@@ -20,7 +20,7 @@ namespace diskperf {
 
 /// Gathers the facts for resolve_caps from the host (through `view`, shared with the queue and
 /// topology collectors of the scrape): every whole disk of <sysfs>/block (volumes excluded), its
-/// Azure LUNs and by-id names, the volumes, their layouts (dm tables through `tables`, md/level),
+/// Azure LUNs and by-id names, the volumes, their layouts (dm tables of `view`'s volume scan, md/level),
 /// and the PerfCounters facts of `azure_parse` (may be null). Volumes are resolved when `filter`
 /// accepts them (null: all). Fails only when /sys/block cannot be listed.
 struct GatheredCaps {
@@ -28,7 +28,7 @@ struct GatheredCaps {
   ResolvedCaps caps;
   std::map<std::string, std::string> kernel_names;  ///< probe target path -> kernel name (see probe_device)
 };
-GatheredCaps gather_caps(BlockView& view, const DeviceFilter* filter, DmTableSource& tables,
+GatheredCaps gather_caps(BlockView& view, const DeviceFilter* filter,
                          std::shared_ptr<const PerfCountersParse> azure_parse, const TiersConfig& config);
 
 /// Kernel name of the block device a path is on: the device itself for a block device node
@@ -54,11 +54,11 @@ std::vector<ProbeCaps> probe_caps(const std::vector<ProbeJob>& jobs, const Resol
 class TierCollector final : public Collector {
  public:
   /// `azure` may be null (the azure collector is disabled). `view` is shared with the queue and
-  /// topology collectors; `paths` resolves probe targets to their devices.
+  /// topology collectors (its table source gives the dm tables); `paths` resolves probe targets to
+  /// their devices.
   TierCollector(std::shared_ptr<BlockView> view, HostPaths paths, std::shared_ptr<const DeviceFilter> filter,
-                std::shared_ptr<DmTableSource> tables, std::shared_ptr<const AzureCollector> azure,
-                TiersConfig config, std::vector<ProbeJob> probes = {});
-  /// On its own (a BlockView of its own, without a scrape epoch).
+                std::shared_ptr<const AzureCollector> azure, TiersConfig config, std::vector<ProbeJob> probes = {});
+  /// On its own (a BlockView of its own, without a scrape epoch, reading dm tables from `tables`).
   TierCollector(HostPaths paths, std::shared_ptr<const DeviceFilter> filter, std::shared_ptr<DmTableSource> tables,
                 std::shared_ptr<const AzureCollector> azure, TiersConfig config, std::vector<ProbeJob> probes = {});
   std::string_view name() const override { return "tier"; }
@@ -68,7 +68,6 @@ class TierCollector final : public Collector {
   std::shared_ptr<BlockView> view_;
   HostPaths paths_;
   std::shared_ptr<const DeviceFilter> filter_;
-  std::shared_ptr<DmTableSource> tables_;
   std::shared_ptr<const AzureCollector> azure_;
   TiersConfig config_;
   std::vector<ProbeJob> probes_;

@@ -18,13 +18,12 @@ using prometheus::MetricType;
 
 }  // namespace
 
-TopologyCollector::TopologyCollector(std::shared_ptr<BlockView> view, std::shared_ptr<const DeviceFilter> filter,
-                                     std::shared_ptr<DmTableSource> tables)
-    : view_(std::move(view)), filter_(std::move(filter)), tables_(std::move(tables)) {}
+TopologyCollector::TopologyCollector(std::shared_ptr<BlockView> view, std::shared_ptr<const DeviceFilter> filter)
+    : view_(std::move(view)), filter_(std::move(filter)) {}
 
 TopologyCollector::TopologyCollector(const HostPaths& paths, std::shared_ptr<const DeviceFilter> filter,
                                      std::shared_ptr<DmTableSource> tables)
-    : TopologyCollector(std::make_shared<BlockView>(paths, nullptr), std::move(filter), std::move(tables)) {}
+    : TopologyCollector(std::make_shared<BlockView>(paths, nullptr, nullptr, std::move(tables)), std::move(filter)) {}
 
 std::optional<std::string> TopologyCollector::collect(Families& out) {
   const std::shared_ptr<const VolumeScan> scan = view_->volumes();
@@ -73,8 +72,7 @@ std::optional<std::string> TopologyCollector::collect(Families& out) {
   for (LazyFamily* f : {&available, &segment, &seg_size, &stripes, &chunk}) f->seldom_changes();
   for (const VolumeInfo* v : kept) {
     if (v->kind != "dm") continue;
-    DmTableText t = v->devno ? tables_->read_table(v->device, v->devno->first, v->devno->second)
-                             : DmTableText{DmTableText::Status::error, "", "unreadable dev number"};
+    const DmTableText t = v->dm_table.value_or(DmTableText{DmTableText::Status::unavailable, "", "no table source"});
     DmTableParse parsed;
     std::string reason = t.reason;
     if (t.status == DmTableText::Status::ok) {

@@ -7,13 +7,16 @@
 //   - one info series per leaf disk, following stacks level by level
 //     (dm-crypt on an LV on an md RAID0 -> the RAID's disks);
 //   - device-mapper: dm/name, dm/uuid, and the table (target per segment,
-//     stripes and chunk size) from a DmTableSource, with a series saying
-//     whether the table could be read;
+//     stripes and chunk size) from the BlockView's DmTableSource, with a
+//     series saying whether the table could be read;
 //   - md: md/level, md/raid_disks, md/chunk_size, md/array_state, md/uuid,
 //     and the array name from the <devfs>/md/<name> udev links.
-// Everything is read at scrape time; nothing is cached. The /sys/block
-// listing and the volume walk are shared with the queue and tier collectors
-// of the same scrape (collectors/block_view.h).
+// The /sys/block listing and the volume walk are shared with the queue and
+// tier collectors of the same scrape (collectors/block_view.h). md arrays
+// are read at every scrape; a dm volume (members, dm/name, dm/uuid, table)
+// is kept between scrapes until its /sys/block entry or its size changes,
+// a block device is added or removed, or it is --collector.topology.max-age
+// old (DmVolumeCache, collectors/volume_topology.h).
 
 #include <memory>
 
@@ -28,10 +31,10 @@ namespace diskperf {
 class TopologyCollector final : public Collector {
  public:
   /// `filter` (the diskstats device filter) selects volumes by kernel name;
-  /// members are never filtered. `tables` gives dm tables.
-  TopologyCollector(std::shared_ptr<BlockView> view, std::shared_ptr<const DeviceFilter> filter,
-                    std::shared_ptr<DmTableSource> tables);
-  /// On its own (a BlockView of its own, without a scrape epoch).
+  /// members are never filtered. The dm tables come from `view`'s table source.
+  TopologyCollector(std::shared_ptr<BlockView> view, std::shared_ptr<const DeviceFilter> filter);
+  /// On its own (a BlockView of its own, without a scrape epoch, reading dm
+  /// tables from `tables`).
   TopologyCollector(const HostPaths& paths, std::shared_ptr<const DeviceFilter> filter,
                     std::shared_ptr<DmTableSource> tables);
   std::string_view name() const override { return "topology"; }
@@ -41,7 +44,6 @@ class TopologyCollector final : public Collector {
  private:
   std::shared_ptr<BlockView> view_;
   std::shared_ptr<const DeviceFilter> filter_;
-  std::shared_ptr<DmTableSource> tables_;
 };
 
 }  // namespace diskperf

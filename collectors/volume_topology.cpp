@@ -2,6 +2,9 @@
 
 #include <algorithm>
 #include <functional>
+#include <string_view>
+
+#include "collectors/due_time.h"
 
 #include "collectors/queue_parser.h"
 
@@ -87,29 +90,116 @@ std::map<std::string, std::string> read_md_names(const std::string& devfs) {
   return out;
 }
 
+// What identifies a listing: every /sys/block entry and partition, by name and inode (FNV-1a
+// over them, 64 bits). A device or partition added, removed or replaced changes it.
+std::uint64_t listing_hash(const BlockDevices::Listing& block) {
+  std::uint64_t h = 0xcbf29ce484222325ULL;
+  auto mix = [&h](std::string_view bytes) {
+    for (unsigned char c : bytes) h = (h ^ c) * 0x100000001b3ULL;
+  };
+  auto mix_entry = [&](std::string_view name, std::uint64_t ino) {
+    mix(name);
+    mix(std::string_view(reinterpret_cast<const char*>(&ino), sizeof ino));
+    mix(std::string_view("\0", 1));  // name and inode bytes cannot run into the next entry's
+  };
+  for (const BlockDevices::Device& d : block.devices) mix_entry(d.name, d.ino);
+  mix("|");
+  for (const BlockDevices::Partition& p : block.partitions) mix_entry(p.name, p.ino);
+  return h;
+}
+
 }  // namespace
 
-VolumeScan read_volumes(const BlockDevices::Listing& block, const std::string& devfs,
-                        const std::shared_ptr<FdBudget>& budget) {
+std::shared_ptr<const VolumeInfo> DmVolumeCache::find(const std::string& device, const Key& key,
+                                                      std::chrono::steady_clock::time_point now) const {
+  std::lock_guard lock(mu_);
+  auto it = kept_.find(device);
+  if (it == kept_.end() || !(it->second.key == key) || now >= it->second.expires) return nullptr;
+  return it->second.volume;
+}
+
+void DmVolumeCache::keep(const Key& key, std::shared_ptr<const VolumeInfo> v, std::chrono::steady_clock::time_point now) {
+  if (!enabled() || !v) return;
+  std::lock_guard lock(mu_);
+  const std::string device = v->device;
+  kept_.insert_or_assign(device, Entry{key, std::move(v), due_time(device, now, max_age_)});
+}
+
+void DmVolumeCache::retain(const std::vector<std::string>& names) {
+  std::lock_guard lock(mu_);
+  std::erase_if(kept_, [&](const auto& kv) { return !std::binary_search(names.begin(), names.end(), kv.first); });
+}
+
+std::size_t DmVolumeCache::size() const {
+  std::lock_guard lock(mu_);
+  return kept_.size();
+}
+
+VolumeScan read_volumes(const BlockDevices::Listing& block, const VolumeSources& src) {
   VolumeScan scan;
   if (block.error) {
     scan.ok = false;
     scan.error = *block.error;
     return scan;
   }
+  // Sizes of the devices that may be kept (dm-N), from <procfs>/partitions.
+  std::unordered_map<std::string_view, std::uint64_t> kib_of;
+  std::uint64_t listing = 0;
+  if (src.cache) {
+    if (src.sizes)
+      for (const ProcPartition& pp : *src.sizes)
+        if (pp.name.starts_with("dm-")) kib_of.emplace(pp.name, pp.kib);
+    listing = listing_hash(block);
+  }
   auto& volumes = scan.volumes;
+  std::vector<std::string> kept_names;  // sorted, as the listing
   for (const BlockDevices::Device& d : block.devices) {
     if (!d.may_stack) continue;
+    // A volume kept from an earlier scan, still valid: nothing read.
+    std::optional<DmVolumeCache::Key> key;
+    if (src.cache) {
+      auto kib = kib_of.find(d.name);
+      FileContent dev = d.dev();
+      if (kib != kib_of.end() && dev.ok()) {
+        key = DmVolumeCache::Key{d.ino, trim_attr(dev.data), kib->second, listing};
+        if (auto kept = src.cache->find(d.name, *key, src.now)) {
+          volumes.emplace(d.name, *kept);
+          kept_names.push_back(d.name);
+          continue;
+        }
+      }
+    }
     std::vector<std::string> slaves = d.dir->list_dir("slaves");
     if (slaves.empty()) continue;
-    volumes.emplace(d.name, read_volume(block, d, std::move(slaves), budget));
+    // A volume that may be kept is read seldom: its dm/ files are opened, read and closed rather
+    // than held (a held sysfs file keeps ~4.4 KB of kernel memory).
+    VolumeInfo v = read_volume(block, d, std::move(slaves), key ? nullptr : src.budget);
+    if (v.kind == "dm" && src.tables) {
+      v.dm_table = v.devno ? src.tables->read_table(v.device, v.devno->first, v.devno->second)
+                           : DmTableText{DmTableText::Status::error, "", "unreadable dev number"};
+    }
+    // Kept when its table was read (a failed read, say of a device being set up, is tried again).
+    if (key && v.kind == "dm" && v.dm_table && v.dm_table->status == DmTableText::Status::ok) {
+      src.cache->keep(*key, std::make_shared<const VolumeInfo>(v), src.now);
+      kept_names.push_back(d.name);
+    }
+    volumes.emplace(d.name, std::move(v));
   }
+  if (src.cache) src.cache->retain(kept_names);  // the rest is gone, changed, or not to be kept
   if (std::any_of(volumes.begin(), volumes.end(), [](const auto& kv) { return kv.second.kind == "md"; })) {
-    auto names = read_md_names(devfs);
+    auto names = read_md_names(src.devfs);
     for (auto& [dev, v] : volumes)
       if (auto it = names.find(dev); v.kind == "md" && it != names.end()) v.name = it->second;
   }
   return scan;
+}
+
+VolumeScan read_volumes(const BlockDevices::Listing& block, const std::string& devfs,
+                        const std::shared_ptr<FdBudget>& budget) {
+  VolumeSources src;
+  src.devfs = devfs;
+  src.budget = budget;
+  return read_volumes(block, src);
 }
 
 std::set<std::string> leaf_disks(const std::map<std::string, VolumeInfo>& volumes, const std::string& device) {

@@ -210,8 +210,8 @@ int run_check_command(const CheckCommandOptions& o, const Options& global, std::
   std::shared_ptr<DmTableSource> tables;
   if (global.dm_table_dir.empty()) tables = std::make_shared<LibDevmapperTableSource>(global.paths.devfs);
   else tables = std::make_shared<DirectoryDmTableSource>(global.dm_table_dir);
-  BlockView view(global.paths, nullptr);
-  GatheredCaps g = gather_caps(view, nullptr, *tables, azure_parse, cfg);
+  BlockView view(global.paths, nullptr, nullptr, std::move(tables));
+  GatheredCaps g = gather_caps(view, nullptr, azure_parse, cfg);
   if (g.error) {
     err << "check: " << *g.error << "\n";
     return 2;

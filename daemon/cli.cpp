@@ -98,6 +98,16 @@ ParsedCommandLine parse_command_line(int argc, const char* const* argv) {
         return parse_duration(s) ? "" : "expected a duration such as 5m, 90s or 0";
       });
 
+  app.add_option_function<std::string>(
+         "--collector.topology.max-age", [&o](const std::string& s) { o.topology_max_age = *parse_duration(s); },
+         "Longest time a device-mapper volume's members, dm/name, dm/uuid and table are kept before they "
+         "are read again (also read when its /sys/block entry or size changes, or a block device is "
+         "added or removed); 0: at every scrape")
+      ->default_str(std::to_string(BlockView::kDefaultDmMaxAge.count()) + "m")
+      ->check([](const std::string& s) -> std::string {
+        return parse_duration(s) ? "" : "expected a duration such as 5m, 90s or 0";
+      });
+
   app.add_option("--azure.perfcounters-file", o.azure_perfcounters_file,
                  "Azure Enhanced Monitoring PerfCounters file; empty disables the azure collector "
                  "(default: /var/lib/AzureEnhancedMonitor/PerfCounters)")

@@ -64,6 +64,8 @@ struct Options {
   std::string dm_table_dir;  ///< --collector.topology.dm-table-dir; empty: live tables (libdevmapper)
   /// --collector.queue.settings-max-age (0: every scrape).
   std::chrono::nanoseconds queue_settings_max_age = QueueCollector::kDefaultSettingsMaxAge;
+  /// --collector.topology.max-age: longest a dm volume is kept between scrapes (0: every scrape).
+  std::chrono::nanoseconds topology_max_age = BlockView::kDefaultDmMaxAge;
   ProbeCommandOptions probe;
   CheckCommandOptions check;
 };

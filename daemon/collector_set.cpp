@@ -23,17 +23,18 @@ std::vector<std::shared_ptr<Collector>> build_collectors(const Options& o, const
   std::vector<std::shared_ptr<Collector>> collectors;
   const CollectorSwitches& on = o.collectors;
   if (on.diskstats) collectors.push_back(std::make_shared<DiskstatsCollector>(o.paths, filter));
-  auto view = std::make_shared<BlockView>(o.paths, epoch);
-  if (on.queue)
-    collectors.push_back(std::make_shared<QueueCollector>(view, filter, scrape_threads, o.queue_settings_max_age));
   std::shared_ptr<DmTableSource> dm_tables;
   if (o.dm_table_dir.empty()) {
     dm_tables = std::make_shared<LibDevmapperTableSource>(o.paths.devfs);
   } else {
     dm_tables = std::make_shared<DirectoryDmTableSource>(o.dm_table_dir);
   }
-  dm_tables = std::make_shared<PerScrapeDmTables>(std::move(dm_tables), epoch);  // topology and tier read each once
-  if (on.topology) collectors.push_back(std::make_shared<TopologyCollector>(view, filter, dm_tables));
+  // One view for the queue, topology and tier collectors: each reading once per scrape, the dm
+  // volumes (and their tables) kept between scrapes.
+  auto view = std::make_shared<BlockView>(o.paths, epoch, nullptr, std::move(dm_tables), o.topology_max_age);
+  if (on.queue)
+    collectors.push_back(std::make_shared<QueueCollector>(view, filter, scrape_threads, o.queue_settings_max_age));
+  if (on.topology) collectors.push_back(std::make_shared<TopologyCollector>(view, filter));
   collectors.push_back(std::make_shared<ProcessCollector>());
   const std::string perfcounters = o.azure_perfcounters_file ? *o.azure_perfcounters_file
                                    : cfg.azure.perfcounters_file ? *cfg.azure.perfcounters_file
@@ -45,7 +46,7 @@ std::vector<std::shared_ptr<Collector>> build_collectors(const Options& o, const
   }
   // After azure, whose fresh parse it reads in the same scrape.
   if (on.tier)
-    collectors.push_back(std::make_shared<TierCollector>(view, o.paths, filter, dm_tables, azure, cfg.tiers, cfg.probes));
+    collectors.push_back(std::make_shared<TierCollector>(view, o.paths, filter, azure, cfg.tiers, cfg.probes));
   probes->apply(cfg.probes);
   if (!cfg.probes.empty()) collectors.push_back(std::make_shared<ProbeCollector>(probes));
   return collectors;

@@ -1,7 +1,8 @@
 // The shared /sys/block view: held device directories, partitions from
 // /sys/class/block, which devices may stack, the descriptor budget, and
-// readings shared within one scrape (ScrapeEpoch, PerScrape,
-// PerScrapeDmTables, the Gatherer advancing the epoch).
+// readings shared within one scrape (ScrapeEpoch, PerScrape, the Gatherer
+// advancing the epoch), and the device-mapper volumes kept between scrapes
+// (DmVolumeCache).
 
 #include <catch2/catch.hpp>
 #include <dirent.h>
@@ -41,16 +42,6 @@ std::vector<std::pair<std::string, std::string>> partitions(const BlockDevices::
   for (const auto& p : l.partitions) out.emplace_back(p.name, p.disk);
   return out;
 }
-
-// Counts the reads of the source it wraps.
-class CountingDmTables final : public DmTableSource {
- public:
-  DmTableText read_table(const std::string& device, unsigned, unsigned) override {
-    ++reads;
-    return {DmTableText::Status::ok, "0 100 linear 8:16 0\n" + device, ""};
-  }
-  int reads = 0;
-};
 
 // A collector that asks a shared PerScrape value for its reading.
 class SharingCollector final : public Collector {
@@ -226,10 +217,10 @@ TEST_CASE("block devices: past the descriptor budget devices are still read, jus
   // The queue, topology and tier output is the same with and without held descriptors.
   long used = -1;
   auto text = [&](std::shared_ptr<FdBudget> budget) {
-    auto view = std::make_shared<BlockView>(p, nullptr, budget);
+    auto view = std::make_shared<BlockView>(p, nullptr, budget, std::make_shared<DirectoryDmTableSource>(dm_tables_dir("azure")));
     auto filter = std::make_shared<const DeviceFilter>(std::string(".*"), std::nullopt);
     QueueCollector q(view, filter);
-    TopologyCollector t(view, filter, std::make_shared<DirectoryDmTableSource>(dm_tables_dir("azure")));
+    TopologyCollector t(view, filter);
     Families out;
     CHECK_FALSE(q.collect(out));
     CHECK_FALSE(t.collect(out));
@@ -259,18 +250,6 @@ TEST_CASE("per-scrape readings: one read per epoch, none shared without an epoch
   PerScrape<int> alone(nullptr);
   CHECK(*alone.get(read) == 3);
   CHECK(*alone.get(read) == 4);
-
-  CountingDmTables* counting = nullptr;
-  auto source = std::make_shared<CountingDmTables>();
-  counting = source.get();
-  PerScrapeDmTables tables(source, epoch);
-  CHECK(tables.read_table("dm-0", 253, 0).text == "0 100 linear 8:16 0\ndm-0");
-  CHECK(tables.read_table("dm-0", 253, 0).text == "0 100 linear 8:16 0\ndm-0");
-  CHECK(tables.read_table("dm-1", 253, 1).text == "0 100 linear 8:16 0\ndm-1");
-  CHECK(counting->reads == 2);
-  epoch->advance();
-  tables.read_table("dm-0", 253, 0);
-  CHECK(counting->reads == 3);
 }
 
 TEST_CASE("the gatherer starts a new epoch per scrape: collectors of one scrape share a reading", "[block]") {
@@ -285,6 +264,166 @@ TEST_CASE("the gatherer starts a new epoch per scrape: collectors of one scrape 
   CHECK(reads == 1);
   g.Collect();
   CHECK(reads == 2);
+}
+
+namespace {
+
+// Writes <tmp>/proc/partitions listing dm-0 at `kib` KiB (none: not listed).
+void write_partitions(const TempDir& tmp, std::optional<std::uint64_t> kib) {
+  std::string text = "major minor  #blocks  name\n\n   8       32 1073741824 sdc\n";
+  if (kib) text += " 254        0 " + std::to_string(*kib) + " dm-0\n";
+  tmp.write("proc/partitions", text);
+}
+
+// The azure fixture in a temp dir, with a <procfs>/partitions (write_partitions).
+HostPaths dm_fixture(const TempDir& tmp, std::optional<std::uint64_t> kib) {
+  HostPaths p = copy_fixture("azure", tmp);
+  p.procfs = (tmp.path / "proc").string();
+  write_partitions(tmp, kib);
+  return p;
+}
+
+std::string dm0_table(const VolumeScan& scan) {
+  const VolumeInfo& v = scan.volumes.at("dm-0");
+  REQUIRE(v.dm_table);
+  return v.dm_table->text;
+}
+
+}  // namespace
+
+// What the cache may miss until the max age (a rename, a table of the same length on the same
+// devices) is what the test rewrites in place; each trigger then shows the table written last.
+TEST_CASE("dm volumes are kept between scrapes until their entry, size or the listing changes, or they are due",
+          "[block][topology]") {
+  using namespace std::chrono_literals;
+  TempDir tmp;
+  const std::uint64_t kib = 12884877312 / 2;
+  HostPaths p = dm_fixture(tmp, kib);
+  const fs::path table = tmp.path / "dmtables/dm-0";
+  const std::string striped = "0 12884877312 striped 3 128 8:32 2048 8:48 2048 8:64 2048\n";
+  auto tables = std::make_shared<CountingDmTables>((tmp.path / "dmtables").string());
+  auto epoch = std::make_shared<ScrapeEpoch>();
+  auto budget = std::make_shared<FdBudget>(1000);
+  auto view = std::make_shared<BlockView>(p, epoch, budget, tables, 10min);
+  auto now = std::chrono::steady_clock::time_point{} + 1h;
+  view->set_clock([&] { return now; });
+  auto scan = [&] {
+    epoch->advance();
+    return view->volumes();
+  };
+  auto filter = std::make_shared<const DeviceFilter>(std::string(".*"), std::nullopt);
+  TopologyCollector topology(view, filter);
+  auto topology_text = [&] {
+    Families out;
+    REQUIRE_FALSE(topology.collect(out));
+    return to_text(out);
+  };
+
+  CHECK(dm0_table(*scan()) == striped);
+  CHECK(tables->reads == 1);
+  CHECK(view->dm_volumes_kept() == 1);
+  CHECK(budget->used() == 6);  // the six /sys/block directories; dm-0's dm/ files, read seldom, not held
+  const std::string first = topology_text();  // the same scrape: nothing read again
+  CHECK(tables->reads == 1);
+
+  // Rewritten in place: kept. The next scrape shows what the first did, from nothing read.
+  tmp.write("dmtables/dm-0", "0 12884877312 linear 8:32 2048\n");
+  tmp.write("sys/devices/virtual/block/dm-0/dm/name", "renamed\n");
+  epoch->advance();
+  CHECK(topology_text() == first);
+  CHECK(dm0_table(*view->volumes()) == striped);
+  CHECK(tables->reads == 1);
+
+  SECTION("its size in /proc/partitions changed (lvextend)") {
+    write_partitions(tmp, kib + 1024);
+    auto s = scan();
+    CHECK(dm0_table(*s) == "0 12884877312 linear 8:32 2048\n");
+    CHECK(s->volumes.at("dm-0").name == "renamed");
+    CHECK(tables->reads == 2);
+    scan();
+    CHECK(tables->reads == 2);  // kept again under the new size
+  }
+  SECTION("a block device added or removed (a new LV, pvmove's dm device)") {
+    fs::create_directory(tmp.path / "sys/block/dm-9");
+    CHECK(dm0_table(*scan()) == "0 12884877312 linear 8:32 2048\n");
+    CHECK(tables->reads == 2);
+    tmp.write("dmtables/dm-0", striped);
+    fs::remove(tmp.path / "sys/block/dm-9");
+    CHECK(dm0_table(*scan()) == striped);
+    CHECK(tables->reads == 3);
+  }
+  SECTION("its /sys/block entry is a new one") {
+    // Made beside the old one and renamed over it: a new inode, as sysfs gives a new device (a
+    // file system that reuses a freed inode at once would give the old number to a link made
+    // after the removal).
+    const fs::path link = tmp.path / "sys/block/dm-0";
+    fs::create_directory_symlink(fs::read_symlink(link), tmp.path / "sys/block/.dm-0.new");
+    fs::rename(tmp.path / "sys/block/.dm-0.new", link);
+    CHECK(dm0_table(*scan()) == "0 12884877312 linear 8:32 2048\n");
+    CHECK(tables->reads == 2);
+  }
+  SECTION("due: between 3/4 of the max age and all of it") {
+    now += 7min;  // before 3/4 of 10 min
+    CHECK(dm0_table(*scan()) == striped);
+    CHECK(tables->reads == 1);
+    now += 3min;  // 10 min after the read
+    CHECK(dm0_table(*scan()) == "0 12884877312 linear 8:32 2048\n");
+    CHECK(tables->reads == 2);
+  }
+  SECTION("gone from the listing: forgotten") {
+    fs::remove(tmp.path / "sys/block/dm-0");
+    CHECK(scan()->volumes.count("dm-0") == 0);
+    CHECK(view->dm_volumes_kept() == 0);
+  }
+  SECTION("a table that could not be read is not kept") {
+    fs::remove(table);
+    write_partitions(tmp, kib + 1);  // read again now
+    CHECK(scan()->volumes.at("dm-0").dm_table->status == DmTableText::Status::unavailable);
+    CHECK(view->dm_volumes_kept() == 0);
+    tmp.write("dmtables/dm-0", striped);
+    CHECK(dm0_table(*scan()) == striped);  // read at the next scrape
+    CHECK(tables->reads == 3);
+  }
+}
+
+TEST_CASE("dm volumes are read at every scrape when not in /proc/partitions, or with a max age of 0",
+          "[block][topology]") {
+  using namespace std::chrono_literals;
+  TempDir tmp;
+  const std::uint64_t kib = 12884877312 / 2;
+  const bool listed = GENERATE(false, true);
+  HostPaths p = dm_fixture(tmp, listed ? std::optional<std::uint64_t>(kib) : std::nullopt);
+  if (!listed) p.procfs = GENERATE(as<std::string>{}, "/nonexistent", "");  // listed elsewhere, or unreadable
+  INFO("listed " << listed << ", procfs " << p.procfs);
+  auto tables = std::make_shared<CountingDmTables>((tmp.path / "dmtables").string());
+  auto epoch = std::make_shared<ScrapeEpoch>();
+  BlockView view(p, epoch, nullptr, tables, listed ? std::chrono::nanoseconds::zero() : std::chrono::nanoseconds(10min));
+  for (int i = 1; i <= 3; ++i) {
+    epoch->advance();
+    tmp.write("dmtables/dm-0", "0 12884877312 linear 8:32 " + std::to_string(i) + "\n");
+    CHECK(dm0_table(*view.volumes()) == "0 12884877312 linear 8:32 " + std::to_string(i) + "\n");
+    CHECK(tables->reads == i);
+  }
+  CHECK(view.dm_volumes_kept() == 0);
+}
+
+TEST_CASE("md arrays are read at every scrape while the dm volumes on them are kept", "[block][topology]") {
+  TempDir tmp;
+  HostPaths p = copy_fixture("nvme-stack", tmp);
+  p.procfs = (tmp.path / "proc").string();
+  tmp.write("proc/partitions", " 254 0 7501463552 dm-0\n 254 1 7501348864 dm-1\n   9 127 7501365248 md127\n");
+  auto tables = std::make_shared<CountingDmTables>((tmp.path / "dmtables").string());
+  auto epoch = std::make_shared<ScrapeEpoch>();
+  BlockView view(p, epoch, nullptr, tables);
+  epoch->advance();
+  CHECK(view.volumes()->volumes.at("md127").md_array_state == "clean");
+  CHECK(tables->reads == 2);
+  CHECK(view.dm_volumes_kept() == 2);
+  const fs::path state = fs::canonical(tmp.path / "sys/block/md127") / "md/array_state";
+  std::ofstream(state) << "degraded\n";
+  epoch->advance();
+  CHECK(view.volumes()->volumes.at("md127").md_array_state == "degraded");
+  CHECK(tables->reads == 2);
 }
 
 namespace {

@@ -62,23 +62,28 @@ TEST_CASE("cli: --no-collector.<name> leaves that collector out, as in node_expo
   CHECK(parse({"--no-collector.nope"}).exit_code == 109);  // unknown flag
 }
 
-TEST_CASE("cli: --collector.queue.settings-max-age takes a duration, 0 included", "[cli]") {
+TEST_CASE("cli: the max ages (queue settings, dm volumes) take a duration, 0 included", "[cli]") {
+  using Age = std::chrono::nanoseconds Options::*;
+  const auto [flag, field] = GENERATE(std::pair<std::string, Age>{"--collector.queue.settings-max-age", &Options::queue_settings_max_age},
+                                      std::pair<std::string, Age>{"--collector.topology.max-age", &Options::topology_max_age});
+  INFO(flag);
   auto dflt = parse({"metrics"});
   REQUIRE(dflt.options);
-  CHECK(dflt.options->queue_settings_max_age == std::chrono::minutes(10));
-  for (auto [ok, want] : {std::pair{"--collector.queue.settings-max-age=0", std::chrono::nanoseconds::zero()},
-                          {"--collector.queue.settings-max-age=90s", std::chrono::nanoseconds(std::chrono::seconds(90))},
-                          {"--collector.queue.settings-max-age=1h", std::chrono::nanoseconds(std::chrono::hours(1))}}) {
-    INFO(ok);
-    auto r = parse({ok});
+  CHECK((*dflt.options).*field == std::chrono::minutes(10));
+  for (auto [value, want] : {std::pair{"0", std::chrono::nanoseconds::zero()},
+                             {"90s", std::chrono::nanoseconds(std::chrono::seconds(90))},
+                             {"1h", std::chrono::nanoseconds(std::chrono::hours(1))}}) {
+    const std::string arg = flag + "=" + value;
+    INFO(arg);
+    auto r = parse({arg.c_str()});
     REQUIRE(r.options);
-    CHECK(r.options->queue_settings_max_age == want);
+    CHECK((*r.options).*field == want);
   }
   // Refused with the reason ("expected a duration such as 5m, 90s or 0"): CLI11's ValidationError.
-  for (const char* bad : {"--collector.queue.settings-max-age=5x", "--collector.queue.settings-max-age=-1m",
-                          "--collector.queue.settings-max-age="}) {
-    INFO(bad);
-    auto r = parse({bad});
+  for (const char* bad : {"5x", "-1m", ""}) {
+    const std::string arg = flag + "=" + bad;
+    INFO(arg);
+    auto r = parse({arg.c_str()});
     CHECK_FALSE(r.options);
     CHECK(r.exit_code != 0);
   }

@@ -7,7 +7,10 @@
 #include <optional>
 #include <string>
 
+#include <atomic>
+
 #include "collectors/collector.h"
+#include "collectors/dm_table_source.h"
 #include "collectors/host_fs.h"
 #include "test_helpers.h"
 
@@ -24,6 +27,20 @@ inline HostPaths sysfs_fixture(const std::string& scenario) {
 inline std::string dm_tables_dir(const std::string& scenario) {
   return std::string(DISKPERF_SYSFS_FIXTURES) + "/" + scenario + "/dmtables";
 }
+
+/// The tables of a directory (DirectoryDmTableSource), counting the reads.
+class CountingDmTables final : public DmTableSource {
+ public:
+  explicit CountingDmTables(std::string dir) : inner_(std::move(dir)) {}
+  DmTableText read_table(const std::string& device, unsigned major, unsigned minor) override {
+    ++reads;
+    return inner_.read_table(device, major, minor);
+  }
+  std::atomic<int> reads{0};
+
+ private:
+  DirectoryDmTableSource inner_;
+};
 
 /// Copies a scenario (symlinks kept as links) into `dir`, for tests that change it.
 inline HostPaths copy_fixture(const std::string& scenario, const TempDir& dir) {

@@ -168,24 +168,8 @@ TEST_CASE("tier: a volume with a member without caps has none; no facts, no fami
   CHECK(none.empty());
 }
 
-namespace {
-// A dm table source that counts its reads.
-class CountingTables final : public DmTableSource {
- public:
-  explicit CountingTables(std::string dir) : inner_(std::move(dir)) {}
-  DmTableText read_table(const std::string& device, unsigned major, unsigned minor) override {
-    ++reads;
-    return inner_.read_table(device, major, minor);
-  }
-  std::atomic<int> reads{0};
-
- private:
-  DirectoryDmTableSource inner_;
-};
-}  // namespace
-
 TEST_CASE("tier: without disk rules or PerfCounters disks only the VM's caps, no dm table read", "[tiers][collector]") {
-  auto tables = std::make_shared<CountingTables>(dm_tables_dir("azure"));
+  auto tables = std::make_shared<CountingDmTables>(dm_tables_dir("azure"));
   const auto filter = std::make_shared<const DeviceFilter>(std::nullopt, std::nullopt);
   TierCollector vm_only(sysfs_fixture("azure"), filter, tables, nullptr, tiers("tiers:\n  vm_size: Standard_D8s_v3\n"));
   Families out;
