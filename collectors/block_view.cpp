@@ -3,6 +3,8 @@
 #include <sys/stat.h>
 #include <time.h>
 
+#include <spdlog/spdlog.h>
+
 namespace diskperf {
 namespace {
 
@@ -43,11 +45,21 @@ std::shared_ptr<const BlockDevices::Listing> BlockView::devices() {
 std::shared_ptr<const ProcPartitionsRead> BlockView::proc_partitions() {
   return proc_partitions_.get([&] {
     ProcPartitionsRead r;
-    FileContent f = read_file_sized(join_path(paths_.procfs, "partitions"), 4u << 20, partitions_size_hint_);
+    const std::string path = join_path(paths_.procfs, "partitions");
+    FileContent f = read_file_sized(path, 4u << 20, partitions_size_hint_);
     if (f.ok()) {
       r.rows = parse_proc_partitions(f.data);
     } else {
       r.error = f.error;
+    }
+    // Said once when it starts failing (and once when it reads again), not at every scrape.
+    if (partitions_readable_.exchange(f.ok()) != f.ok()) {
+      if (f.ok()) {
+        spdlog::info("{} reads again", path);
+      } else {
+        spdlog::warn("{}; device sizes are read from each device's size file, device-mapper volumes at "
+                     "every scrape", f.error);
+      }
     }
     return r;
   });

@@ -57,7 +57,8 @@ class BlockView {
   std::shared_ptr<const BlockDevices::Listing> devices();
   /// See BlockDevices::forget.
   void forget_held(const std::string& name, const HostDir* dir) { block_.forget(name, dir); }
-  /// <procfs>/partitions of this scrape.
+  /// <procfs>/partitions of this scrape. A read that fails is logged (a warning) when the last one
+  /// did not fail, and the next one that succeeds too (info).
   std::shared_ptr<const ProcPartitionsRead> proc_partitions();
   /// The volumes of this scrape's listing, with their dm tables.
   std::shared_ptr<const VolumeScan> volumes();
@@ -78,6 +79,7 @@ class BlockView {
   DmVolumeCache dm_cache_;
   std::function<std::chrono::steady_clock::time_point()> clock_ = [] { return std::chrono::steady_clock::now(); };
   std::atomic<std::size_t> partitions_size_hint_{0};  ///< buffer for <procfs>/partitions, from the last read
+  std::atomic<bool> partitions_readable_{true};       ///< whether the last read of it succeeded (logged on change)
   PerScrape<BlockDevices::Listing> devices_;
   PerScrape<ProcPartitionsRead> proc_partitions_;
   PerScrape<VolumeScan> volumes_;

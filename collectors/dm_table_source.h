@@ -10,7 +10,6 @@
 #include <mutex>
 #include <string>
 
-
 namespace diskperf {
 
 /// Outcome of reading one table. `unavailable`: no way to read tables here

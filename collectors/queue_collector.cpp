@@ -156,20 +156,10 @@ std::optional<std::string> QueueCollector::collect(Families& out) {
   // disk due (the cost of a read, rather than a size that may be stale).
   std::unordered_map<std::string_view, std::uint64_t> kib_of;
   bool partitions_readable = false;
-  const std::shared_ptr<const ProcPartitionsRead> proc_parts = view_->proc_partitions();
-  {
-    partitions_readable = !proc_parts->error;
-    // Said once when it starts failing (and once when it reads again), not at every scrape.
-    if (partitions_readable_.exchange(partitions_readable) != partitions_readable) {
-      if (partitions_readable) {
-        spdlog::info("queue: {} reads again", join_path(view_->paths().procfs, "partitions"));
-      } else {
-        spdlog::warn("queue: {}; device sizes are read from each device's size file", *proc_parts->error);
-      }
-    }
-    kib_of.reserve(proc_parts->rows.size());
-    for (const ProcPartition& pp : proc_parts->rows) kib_of.emplace(pp.name, pp.kib);
-  }
+  const std::shared_ptr<const ProcPartitionsRead> proc_parts = view_->proc_partitions();  // logs a failure
+  partitions_readable = !proc_parts->error;
+  kib_of.reserve(proc_parts->rows.size());
+  for (const ProcPartition& pp : proc_parts->rows) kib_of.emplace(pp.name, pp.kib);
   // Whether a size in bytes is `kib` KiB as <procfs>/partitions rounds it (sectors / 2).
   auto same_kib = [](const std::optional<std::uint64_t>& bytes, std::uint64_t kib) {
     return bytes && (*bytes / 512) >> 1 == kib;
@@ -422,7 +412,7 @@ std::optional<std::string> QueueCollector::collect(Families& out) {
   add_sample(add_family(out, "diskperf_queue_procfs_partitions_readable",
                         "1 when <procfs>/partitions was read at this scrape; 0 when it could not be (missing, "
                         "unreadable, too large): device sizes then come from each device's size file, and "
-                        "disks with partitions are read again at every scrape.",
+                        "disks with partitions are read again at every scrape, as are device-mapper volumes (topology).",
                         MetricType::Gauge),
              partitions_readable ? 1 : 0, {});
   return std::nullopt;

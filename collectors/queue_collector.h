@@ -136,7 +136,6 @@ class QueueCollector final : public Collector {
   mutable std::mutex mu_;
   std::unordered_map<std::string, std::shared_ptr<const Settings>> cache_;  ///< by device name
   std::size_t settings_reads_ = 0;
-  std::atomic<bool> partitions_readable_{true};       ///< whether the last read of it succeeded (logged on change)
 };
 
 }  // namespace diskperf

@@ -13,10 +13,11 @@
 //     and the array name from the <devfs>/md/<name> udev links.
 // The /sys/block listing and the volume walk are shared with the queue and
 // tier collectors of the same scrape (collectors/block_view.h). md arrays
-// are read at every scrape; a dm volume (members, dm/name, dm/uuid, table)
-// is kept between scrapes until its /sys/block entry or its size changes,
-// a block device is added or removed, or it is --collector.topology.max-age
-// old (DmVolumeCache, collectors/volume_topology.h).
+// and every volume's slaves/ are read at every scrape; a dm volume's dm/name,
+// dm/uuid and table are kept between scrapes until its members, its
+// /sys/block entry or its size change, a block device or partition is added
+// or removed, or it is --collector.topology.max-age old (DmVolumeCache,
+// collectors/volume_topology.h).
 
 #include <memory>
 

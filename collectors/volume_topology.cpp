@@ -4,8 +4,8 @@
 #include <functional>
 #include <string_view>
 
+#include "collectors/dm_table_parser.h"
 #include "collectors/due_time.h"
-
 #include "collectors/queue_parser.h"
 
 namespace diskperf {
@@ -40,12 +40,14 @@ std::string parent_name(const std::string& target) {
   return link_target_name(std::string_view(target).substr(0, slash));
 }
 
+// `slaves`: the entries of its slaves/, sorted. The dm/ files are read through descriptors kept
+// while `dm_budget` allows (null: opened and closed), the md/ files while `md_budget` does.
 VolumeInfo read_volume(const BlockDevices::Listing& block, const BlockDevices::Device& device,
-                       std::vector<std::string> slaves, const std::shared_ptr<FdBudget>& budget) {
+                       const std::vector<std::string>& slaves, const std::shared_ptr<FdBudget>& dm_budget,
+                       const std::shared_ptr<FdBudget>& md_budget) {
   const HostDir& dir = *device.dir;
   VolumeInfo v;
   v.device = device.name;
-  std::sort(slaves.begin(), slaves.end());
   for (const std::string& s : slaves) {
     const std::string link = "slaves/" + s;
     VolumeMember m{s, s};
@@ -60,17 +62,17 @@ VolumeInfo read_volume(const BlockDevices::Listing& block, const BlockDevices::D
     v.members.push_back(std::move(m));
   }
   if (FileContent d = device.dev(); d.ok()) v.devno = parse_devno(trim_attr(d.data));
-  if (auto name = read_attr(device, "dm/name", budget)) {
+  if (auto name = read_attr(device, "dm/name", dm_budget)) {
     v.kind = "dm";
     v.name = *name;
-    v.uuid = read_attr(device, "dm/uuid", budget).value_or("");
-  } else if (auto level = read_attr(device, "md/level", budget)) {
+    v.uuid = read_attr(device, "dm/uuid", dm_budget).value_or("");
+  } else if (auto level = read_attr(device, "md/level", md_budget)) {
     v.kind = "md";
     v.md_level = *level;
-    v.uuid = read_attr(device, "md/uuid", budget).value_or("");
-    v.md_array_state = read_attr(device, "md/array_state", budget).value_or("");
-    if (auto n = read_attr(device, "md/raid_disks", budget)) v.md_raid_disks = parse_u64(*n);
-    if (auto c = read_attr(device, "md/chunk_size", budget)) v.md_chunk_bytes = parse_u64(*c);
+    v.uuid = read_attr(device, "md/uuid", md_budget).value_or("");
+    v.md_array_state = read_attr(device, "md/array_state", md_budget).value_or("");
+    if (auto n = read_attr(device, "md/raid_disks", md_budget)) v.md_raid_disks = parse_u64(*n);
+    if (auto c = read_attr(device, "md/chunk_size", md_budget)) v.md_chunk_bytes = parse_u64(*c);
   } else {
     v.kind = "other";
   }
@@ -155,13 +157,18 @@ VolumeScan read_volumes(const BlockDevices::Listing& block, const VolumeSources&
   std::vector<std::string> kept_names;  // sorted, as the listing
   for (const BlockDevices::Device& d : block.devices) {
     if (!d.may_stack) continue;
-    // A volume kept from an earlier scan, still valid: nothing read.
+    // Listed at every scrape, kept volumes' too: a change of members (pvmove, lvconvert, a table
+    // wiped) shows at once, also when the devices that came with it are gone again.
+    std::vector<std::string> slaves = d.dir->list_dir("slaves");
+    if (slaves.empty()) continue;
+    std::sort(slaves.begin(), slaves.end());
+    // A volume kept from an earlier scan, still valid: nothing more read.
     std::optional<DmVolumeCache::Key> key;
     if (src.cache) {
       auto kib = kib_of.find(d.name);
       FileContent dev = d.dev();
       if (kib != kib_of.end() && dev.ok()) {
-        key = DmVolumeCache::Key{d.ino, trim_attr(dev.data), kib->second, listing};
+        key = DmVolumeCache::Key{d.ino, trim_attr(dev.data), kib->second, listing, slaves};
         if (auto kept = src.cache->find(d.name, *key, src.now)) {
           volumes.emplace(d.name, *kept);
           kept_names.push_back(d.name);
@@ -169,17 +176,17 @@ VolumeScan read_volumes(const BlockDevices::Listing& block, const VolumeSources&
         }
       }
     }
-    std::vector<std::string> slaves = d.dir->list_dir("slaves");
-    if (slaves.empty()) continue;
-    // A volume that may be kept is read seldom: its dm/ files are opened, read and closed rather
-    // than held (a held sysfs file keeps ~4.4 KB of kernel memory).
-    VolumeInfo v = read_volume(block, d, std::move(slaves), key ? nullptr : src.budget);
+    // With the cache on, the dm/ files are opened, read and closed rather than held (read seldom;
+    // a held sysfs file keeps ~4.4 KB of kernel memory); md arrays' are read at every scrape.
+    VolumeInfo v = read_volume(block, d, slaves, src.cache ? nullptr : src.budget, src.budget);
     if (v.kind == "dm" && src.tables) {
       v.dm_table = v.devno ? src.tables->read_table(v.device, v.devno->first, v.devno->second)
                            : DmTableText{DmTableText::Status::error, "", "unreadable dev number"};
     }
-    // Kept when its table was read (a failed read, say of a device being set up, is tried again).
-    if (key && v.kind == "dm" && v.dm_table && v.dm_table->status == DmTableText::Status::ok) {
+    // Kept when its table was read and parses (one caught being set up, or half written, is read
+    // again at the next scrape).
+    if (key && v.kind == "dm" && v.dm_table && v.dm_table->status == DmTableText::Status::ok &&
+        !parse_dm_table(v.dm_table->text).error) {
       src.cache->keep(*key, std::make_shared<const VolumeInfo>(v), src.now);
       kept_names.push_back(d.name);
     }

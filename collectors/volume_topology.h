@@ -36,38 +36,42 @@ struct VolumeInfo {
   /// `dev` (major:minor), from the listing (BlockDevices::Device::dev(): read once per held directory)
   std::optional<std::pair<unsigned, unsigned>> devno;
   std::vector<VolumeMember> members;  ///< sorted by name
-  /// dm only: the table (`dmsetup table` text) when the scan was given a DmTableSource and the
-  /// volume's dev number could be read; else unset.
+  /// dm only: the table (`dmsetup table` text, or why it could not be read: status error when
+  /// the volume's dev number could not be read) when the scan was given a DmTableSource; else unset.
   std::optional<DmTableText> dm_table;
   // md only
   std::string md_level, md_array_state;
   std::optional<std::uint64_t> md_raid_disks, md_chunk_bytes;
 };
 
-/// Device-mapper volumes (VolumeInfo with kind "dm": members, dm/name, dm/uuid, table) kept from
-/// one scan to the next, so that a host with hundreds of LVM volumes does not list every slaves/
-/// directory, read two dm/ files and ask the kernel for every table at every scrape. A kept
-/// volume is read again when:
-/// - its /sys/block entry is not the one it was read from (inode, or `dev` major:minor);
+/// Device-mapper volumes (VolumeInfo with kind "dm": dm/name, dm/uuid, table, members resolved)
+/// kept from one scan to the next, so that a host with hundreds of LVM volumes does not read two
+/// dm/ files and ask the kernel for every table at every scrape. The slaves/ of every volume is
+/// listed at every scan; a kept volume is read again when:
+/// - its slaves/ entries changed (pvmove, lvconvert, a table wiped or loaded over other devices);
+/// - its /sys/block entry is not the one it was read from (inode; `dev` is read with the entry);
 /// - its size in <procfs>/partitions (KiB) changed (lvextend, lvreduce, a table of another
 ///   length), or is not there (the file unreadable, a volume without capacity: never kept);
-/// - any /sys/block entry or partition was added, removed or replaced since (a new dm device
-///   comes with pvmove, lvconvert, a new LV; a removed one with their end; multipath paths);
+/// - a /sys/block entry or partition was added, removed or replaced since the last scan (a
+///   device that came and went between two scans leaves no trace in the listing);
 /// - or it is `max_age` old (each volume at a point between 3/4 of it and all of it).
 /// Not seen before then: dm/name after a rename (lvrename, dmsetup rename), a table loaded with the
-/// same length on the same devices. md arrays and other stacked devices are not kept (their
-/// state must be current). Thread-safe.
+/// same length over the same devices. A volume whose table could not be read or does not parse
+/// is not kept. md arrays and other stacked devices are not kept (their state must be current).
+/// Thread-safe.
 class DmVolumeCache {
  public:
   explicit DmVolumeCache(std::chrono::nanoseconds max_age) : max_age_(max_age) {}
 
   /// What a kept volume is checked against: the device's /sys/block inode, its `dev` text, its
-  /// size in KiB, and a hash of every /sys/block entry and partition (name and inode) of the scan.
+  /// size in KiB, a hash of every /sys/block entry and partition (name and inode) of the scan,
+  /// and its slaves/ entries (sorted).
   struct Key {
     std::uint64_t ino = 0;
     std::string dev;
     std::uint64_t kib = 0;
     std::uint64_t listing = 0;
+    std::vector<std::string> slaves;
     bool operator==(const Key&) const = default;
   };
   /// The volume kept for `device` under `key`, if it is not due at `now`; else null.
@@ -106,9 +110,9 @@ struct VolumeSources {
 /// Every volume of a /sys/block listing, by kernel name: the slaves/ of each device that may stack
 /// (BlockDevices::Device::may_stack) is listed through its held directory; a member is a partition
 /// when the listing has it as one (else when slaves/<member>/partition exists); the md array names
-/// come from <devfs>/md. The dm/ and md/ attributes of a held directory are read through
-/// descriptors it keeps (HostDir::read_kept) while `budget` (null: none kept) allows, but for a
-/// volume the cache may keep (read seldom: its files are opened and closed).
+/// come from <devfs>/md. The md/ attributes of a held directory are read through descriptors it
+/// keeps (HostDir::read_kept) while `budget` (null: none kept) allows; the dm/ ones too when
+/// there is no cache (with one they are read seldom: opened and closed).
 /// `ok` is false (with the listing's error) when /sys/block could not be listed.
 struct VolumeScan {
   bool ok = true;

@@ -100,9 +100,9 @@ ParsedCommandLine parse_command_line(int argc, const char* const* argv) {
 
   app.add_option_function<std::string>(
          "--collector.topology.max-age", [&o](const std::string& s) { o.topology_max_age = *parse_duration(s); },
-         "Longest time a device-mapper volume's members, dm/name, dm/uuid and table are kept before they "
-         "are read again (also read when its /sys/block entry or size changes, or a block device is "
-         "added or removed); 0: at every scrape")
+         "Longest time a device-mapper volume's dm/name, dm/uuid and table are kept before they are read "
+         "again (also read when its members in slaves/, its /sys/block entry or its size change, or a "
+         "block device or partition is added, removed or replaced); 0: at every scrape")
       ->default_str(std::to_string(BlockView::kDefaultDmMaxAge.count()) + "m")
       ->check([](const std::string& s) -> std::string {
         return parse_duration(s) ? "" : "expected a duration such as 5m, 90s or 0";
