@@ -36,7 +36,7 @@ std::optional<std::string> TopologyCollector::collect(Families& out) {
   if (kept.empty()) return std::nullopt;
 
   auto& member_info = add_family(out, "diskperf_volume_member_info",
-                                 "Member of a volume (slaves/ in sysfs): volume kernel name, kind (dm, md), "
+                                 "Member of a volume (slaves/ in sysfs): volume kernel name, kind (dm, md, other), "
                                  "dm/name or md array name, dm/uuid or md/uuid, member kernel name and the "
                                  "member's whole disk when it is a partition.",
                                  MetricType::Gauge);

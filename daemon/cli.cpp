@@ -8,6 +8,15 @@
 #include "version.h"
 
 namespace diskperf {
+namespace {
+
+// The reason a max-age value is refused (parse_duration's grammar, probes/probe_job.h).
+std::string duration_error(const std::string& value) {
+  return "'" + value + "' is not a duration: one number and one unit of ns, us, ms, s, m, h (90s, 1.5m, 10m), "
+         "a bare number of seconds, or 0";
+}
+
+}  // namespace
 
 ParsedCommandLine parse_command_line(int argc, const char* const* argv) {
   Options o;
@@ -95,7 +104,7 @@ ParsedCommandLine parse_command_line(int argc, const char* const* argv) {
          "read again (also read when the device, its size or its partitions change); 0: at every scrape")
       ->default_str(std::to_string(QueueCollector::kDefaultSettingsMaxAge.count()) + "m")
       ->check([](const std::string& s) -> std::string {
-        return parse_duration(s) ? "" : "expected a duration such as 5m, 90s or 0";
+        return parse_duration(s) ? "" : duration_error(s);
       });
 
   app.add_option_function<std::string>(
@@ -105,7 +114,7 @@ ParsedCommandLine parse_command_line(int argc, const char* const* argv) {
          "block device or partition is added, removed or replaced); 0: at every scrape")
       ->default_str(std::to_string(BlockView::kDefaultDmMaxAge.count()) + "m")
       ->check([](const std::string& s) -> std::string {
-        return parse_duration(s) ? "" : "expected a duration such as 5m, 90s or 0";
+        return parse_duration(s) ? "" : duration_error(s);
       });
 
   app.add_option("--azure.perfcounters-file", o.azure_perfcounters_file,

@@ -75,12 +75,19 @@ class GuardedHandler : public CivetHandler {
   bool handlePut(CivetServer*, mg_connection* conn) override {
     return authorized(conn) ? post(conn) : true;
   }
+  // Without these CivetWeb answers DELETE and PATCH with a 405 of its own (no Allow) and OPTIONS
+  // with 404.
+  bool handleDelete(CivetServer*, mg_connection* conn) override { return authorized(conn) ? other(conn) : true; }
+  bool handlePatch(CivetServer*, mg_connection* conn) override { return authorized(conn) ? other(conn) : true; }
+  bool handleOptions(CivetServer*, mg_connection* conn) override { return authorized(conn) ? other(conn) : true; }
 
  protected:
   /// GET, and HEAD: send() leaves out the body of a HEAD request's response.
   virtual bool get(mg_connection* conn) = 0;
   /// POST and PUT.
   virtual bool post(mg_connection* conn) { return method_not_allowed(ctx(), conn, "GET, HEAD"); }
+  /// DELETE, PATCH and OPTIONS: taken by no path (405 with the path's Allow, as post() does).
+  virtual bool other(mg_connection* conn) { return method_not_allowed(ctx(), conn, "GET, HEAD"); }
   const Context& ctx() const { return *ctx_; }
 
  private:
@@ -211,6 +218,7 @@ class ReloadHandler final : public GuardedHandler {
   ReloadHandler(const Context* c, bool enabled, ReloadFn reload)
       : GuardedHandler(c), enabled_(enabled), reload_(std::move(reload)) {}
   bool get(mg_connection* conn) override { return method_not_allowed(ctx(), conn, "POST, PUT"); }
+  bool other(mg_connection* conn) override { return get(conn); }
   bool post(mg_connection* conn) override {
     if (!enabled_ || !reload_) {
       send(ctx(), conn, 403, "Forbidden", "text/plain; charset=utf-8", "Lifecycle API is not enabled.\n");
@@ -255,6 +263,7 @@ class LandingHandler final : public GuardedHandler {
   bool post(mg_connection* conn) override {
     return root(conn) ? method_not_allowed(ctx(), conn, "GET, HEAD") : not_found(conn);
   }
+  bool other(mg_connection* conn) override { return post(conn); }
 
  private:
   static bool root(mg_connection* conn) {

@@ -79,7 +79,8 @@ TEST_CASE("cli: the max ages (queue settings, dm volumes) take a duration, 0 inc
     REQUIRE(r.options);
     CHECK((*r.options).*field == want);
   }
-  // Refused with the reason ("expected a duration such as 5m, 90s or 0"): CLI11's ValidationError.
+  // Refused with the reason ("'5x' is not a duration: one number and one unit of ..."): CLI11's
+  // ValidationError.
   for (const char* bad : {"5x", "-1m", ""}) {
     const std::string arg = flag + "=" + bad;
     INFO(arg);

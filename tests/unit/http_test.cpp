@@ -313,7 +313,7 @@ TEST_CASE("HTTP server: HEAD, and 405 for methods a path does not take", "[http]
   CHECK(head_missing.rfind("HTTP/1.1 404", 0) == 0);
   CHECK(body(head_missing).empty());
 
-  for (const char* method : {"POST", "PUT"})
+  for (const char* method : {"POST", "PUT", "DELETE", "PATCH", "OPTIONS"})
     for (const char* path : {"/metrics", "/-/healthy", "/"}) {
       INFO(method << " " << path);
       const std::string r = request(method, path);
@@ -321,7 +321,9 @@ TEST_CASE("HTTP server: HEAD, and 405 for methods a path does not take", "[http]
       CHECK(r.find("Allow: GET, HEAD\r\n") != std::string::npos);
     }
   CHECK(request("POST", "/nope").rfind("HTTP/1.1 404", 0) == 0);
-  for (const char* method : {"GET", "HEAD"}) {
+  CHECK(request("DELETE", "/nope").rfind("HTTP/1.1 404", 0) == 0);
+  for (const char* method : {"GET", "HEAD", "DELETE", "PATCH", "OPTIONS"}) {
+    INFO(method);
     const std::string r = request(method, "/-/reload");
     CHECK(r.rfind("HTTP/1.1 405", 0) == 0);
     CHECK(r.find("Allow: POST, PUT\r\n") != std::string::npos);
