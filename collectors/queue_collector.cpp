@@ -393,7 +393,7 @@ std::optional<std::string> QueueCollector::collect(Families& out) {
                   {"vendor", or_empty(r.get(&QueueSettings::vendor))},
                   {"wwid", or_empty(r.get(&QueueSettings::wwid))},
                   {"azure_lun", lun == names.azure_lun.end() ? "" : join(lun->second)},
-                  {"by_id", ids == names.by_id.end() ? "" : join(ids->second)}});
+                  {"by_id", ids == names.by_id.end() ? std::string_view() : std::string_view(ids->second)}});
     }
   }
   LazyFamily pinfo(out, "diskperf_disk_partition_info",

@@ -8,9 +8,17 @@ namespace diskperf {
 StableNames read_stable_names(const std::string& devfs) {
   StableNames s;
   const std::string by_id = join_path(devfs, "disk/by-id");
+  std::map<std::string, std::set<std::string>> ids;
   for (const std::string& link : list_dir(by_id)) {
     std::string target = link_target_name(read_link(join_path(by_id, link)));
-    if (!target.empty()) s.by_id[target].insert(link);
+    if (!target.empty()) ids[target].insert(link);
+  }
+  for (auto& [dev, names] : ids) {
+    std::string& joined = s.by_id[dev];
+    for (const std::string& n : names) {
+      if (!joined.empty()) joined += ',';
+      joined += n;
+    }
   }
   const std::string azure = join_path(devfs, "disk/azure/scsi1");
   for (const std::string& link : list_dir(azure)) {
@@ -20,6 +28,16 @@ StableNames read_stable_names(const std::string& devfs) {
     if (!target.empty()) s.azure_lun[target].insert(*lun);
   }
   return s;
+}
+
+std::vector<std::string> split_by_id(std::string_view joined) {
+  std::vector<std::string> out;
+  while (!joined.empty()) {
+    const std::size_t comma = joined.find(',');
+    out.emplace_back(joined.substr(0, comma));
+    joined.remove_prefix(comma == std::string_view::npos ? joined.size() : comma + 1);
+  }
+  return out;
 }
 
 }  // namespace diskperf

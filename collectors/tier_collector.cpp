@@ -88,7 +88,7 @@ GatheredCaps gather_caps(BlockView& view, const DeviceFilter* filter,
     DiskIdentity d{dev, {}, {}};
     if (auto it = names.azure_lun.find(dev); it != names.azure_lun.end())
       d.azure_luns.assign(it->second.begin(), it->second.end());
-    if (auto it = names.by_id.find(dev); it != names.by_id.end()) d.by_id.assign(it->second.begin(), it->second.end());
+    if (auto it = names.by_id.find(dev); it != names.by_id.end()) d.by_id = split_by_id(it->second);
     in.disks.push_back(std::move(d));
   }
   for (const auto& [dev, v] : scan.volumes) {

@@ -19,6 +19,7 @@
 #include "collectors/metric_families.h"
 #include "collectors/process_collector.h"
 #include "collectors/queue_collector.h"
+#include "collectors/stable_names.h"
 #include "collectors/topology_collector.h"
 #include "collectors/volume_topology.h"
 #include "daemon/exposition.h"
@@ -528,4 +529,14 @@ TEST_CASE("process collector: start time read once, the same at every scrape", "
   const std::size_t open_now = listed_fds();
   REQUIRE_FALSE(c.collect(c2));
   CHECK(value(c2, "process_open_fds", {}) == static_cast<double>(open_now));
+}
+
+TEST_CASE("stable names: a device's by-id names joined in order, split back for the tier rules", "[block]") {
+  const StableNames names = read_stable_names(sysfs_fixture("azure").devfs);
+  CHECK(names.by_id.at("sdc") == "scsi-3600224800e9b1c3a1d6f2e4b9c7a5d30,wwn-0x600224800e9b1c3a1d6f2e4b9c7a5d30");
+  CHECK(split_by_id(names.by_id.at("sdc")) ==
+        std::vector<std::string>{"scsi-3600224800e9b1c3a1d6f2e4b9c7a5d30", "wwn-0x600224800e9b1c3a1d6f2e4b9c7a5d30"});
+  CHECK(split_by_id("").empty());
+  CHECK(split_by_id("one") == std::vector<std::string>{"one"});
+  CHECK(names.azure_lun.at("sdc") == std::set<unsigned>{0});
 }
