@@ -68,12 +68,13 @@ std::shared_ptr<const ProcPartitionsRead> BlockView::proc_partitions() {
 std::shared_ptr<const VolumeScan> BlockView::volumes() {
   return volumes_.get([&] {
     const std::shared_ptr<const BlockDevices::Listing> listing = devices();
-    const std::shared_ptr<const ProcPartitionsRead> sizes = proc_partitions();
+    // Sizes tell a kept dm volume that changed: not read for the scan without the cache.
+    const std::shared_ptr<const ProcPartitionsRead> sizes = dm_cache_.enabled() ? proc_partitions() : nullptr;
     VolumeSources src;
     src.devfs = paths_.devfs;
     src.budget = budget_;
     src.tables = tables_.get();
-    src.sizes = sizes->error ? nullptr : &sizes->rows;
+    src.sizes = sizes && !sizes->error ? &sizes->rows : nullptr;
     src.cache = dm_cache_.enabled() ? &dm_cache_ : nullptr;
     src.now = clock_();
     return read_volumes(*listing, src);

@@ -295,7 +295,7 @@ std::string dm0_table(const VolumeScan& scan) {
 
 // What the cache may miss until the max age (a rename, a table of the same length on the same
 // devices) is what the test rewrites in place; each trigger then shows the table written last.
-TEST_CASE("dm volumes are kept between scrapes until their entry, size or the listing changes, or they are due",
+TEST_CASE("dm volumes are kept between scrapes until their members, entry or size, or the listing change, or they are due",
           "[block][topology]") {
   using namespace std::chrono_literals;
   TempDir tmp;
