@@ -10,5 +10,14 @@ execute_process(COMMAND git rev-parse --short=12 HEAD
   ERROR_QUIET RESULT_VARIABLE _git_rc)
 if(NOT _git_rc EQUAL 0 OR DISKPERF_REVISION STREQUAL "")
   set(DISKPERF_REVISION "unknown")
+else()
+  # A tree with changes to tracked files builds something that is not that commit: say so.
+  execute_process(COMMAND git status --porcelain --untracked-files=no
+    WORKING_DIRECTORY ${SRC}
+    OUTPUT_VARIABLE _git_changes OUTPUT_STRIP_TRAILING_WHITESPACE
+    ERROR_QUIET RESULT_VARIABLE _git_status_rc)
+  if(_git_status_rc EQUAL 0 AND NOT _git_changes STREQUAL "")
+    string(APPEND DISKPERF_REVISION "-dirty")
+  endif()
 endif()
 configure_file(${SRC}/daemon/version.h.in ${OUT} @ONLY)

@@ -57,8 +57,8 @@ std::shared_ptr<const ProcPartitionsRead> BlockView::proc_partitions() {
       if (f.ok()) {
         spdlog::info("{} reads again", path);
       } else {
-        spdlog::warn("{}; device sizes are read from each device's size file, device-mapper volumes at "
-                     "every scrape", f.error);
+        spdlog::warn("{}; without it, device sizes come from each device's size file (queue collector) and "
+                     "device-mapper volumes are read at every scrape (topology collector)", f.error);
       }
     }
     return r;
