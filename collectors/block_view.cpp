@@ -48,7 +48,9 @@ std::shared_ptr<const ProcPartitionsRead> BlockView::proc_partitions() {
     const std::string path = join_path(paths_.procfs, "partitions");
     FileContent f = read_file_sized(path, 4u << 20, partitions_size_hint_);
     if (f.ok()) {
-      r.rows = parse_proc_partitions(f.data);
+      const std::vector<ProcPartition> rows = parse_proc_partitions(f.data);
+      r.kib.reserve(rows.size());
+      for (const ProcPartition& pp : rows) r.kib.emplace(pp.name, pp.kib);
     } else {
       r.error = f.error;
     }
@@ -74,7 +76,7 @@ std::shared_ptr<const VolumeScan> BlockView::volumes() {
     src.devfs = paths_.devfs;
     src.budget = budget_;
     src.tables = tables_.get();
-    src.sizes = sizes && !sizes->error ? &sizes->rows : nullptr;
+    src.sizes = sizes && !sizes->error ? &sizes->kib : nullptr;
     src.cache = dm_cache_.enabled() ? &dm_cache_ : nullptr;
     src.now = clock_();
     return read_volumes(*listing, src);

@@ -16,6 +16,7 @@
 #include <mutex>
 #include <optional>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "collectors/block_devices.h"
@@ -31,8 +32,8 @@ namespace diskperf {
 /// <procfs>/partitions as read in one scrape: the kernel's size in KiB of every disk, volume and
 /// partition with capacity (block/genhd.c show_partition; parse_proc_partitions).
 struct ProcPartitionsRead {
-  std::optional<std::string> error;  ///< why it could not be read (rows then empty)
-  std::vector<ProcPartition> rows;
+  std::optional<std::string> error;                    ///< why it could not be read (kib then empty)
+  std::unordered_map<std::string, std::uint64_t> kib;  ///< size in KiB by kernel name (the first line of a name)
 };
 
 class BlockView {

@@ -154,12 +154,9 @@ std::optional<std::string> QueueCollector::collect(Families& out) {
   // listing. A device the file does not list (no capacity, hidden, removable; or the file
   // cannot be read) has its `size` read at every scrape, and a partition not listed makes its
   // disk due (the cost of a read, rather than a size that may be stale).
-  std::unordered_map<std::string_view, std::uint64_t> kib_of;
-  bool partitions_readable = false;
   const std::shared_ptr<const ProcPartitionsRead> proc_parts = view_->proc_partitions();  // logs a failure
-  partitions_readable = !proc_parts->error;
-  kib_of.reserve(proc_parts->rows.size());
-  for (const ProcPartition& pp : proc_parts->rows) kib_of.emplace(pp.name, pp.kib);
+  const bool partitions_readable = !proc_parts->error;
+  const std::unordered_map<std::string, std::uint64_t>& kib_of = proc_parts->kib;
   // Whether a size in bytes is `kib` KiB as <procfs>/partitions rounds it (sectors / 2).
   auto same_kib = [](const std::optional<std::uint64_t>& bytes, std::uint64_t kib) {
     return bytes && (*bytes / 512) >> 1 == kib;

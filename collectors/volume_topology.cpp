@@ -144,15 +144,7 @@ VolumeScan read_volumes(const BlockDevices::Listing& block, const VolumeSources&
     scan.error = *block.error;
     return scan;
   }
-  // Sizes of the devices that may be kept (dm-N), from <procfs>/partitions.
-  std::unordered_map<std::string_view, std::uint64_t> kib_of;
-  std::uint64_t listing = 0;
-  if (src.cache) {
-    if (src.sizes)
-      for (const ProcPartition& pp : *src.sizes)
-        if (pp.name.starts_with("dm-")) kib_of.emplace(pp.name, pp.kib);
-    listing = listing_hash(block);
-  }
+  const std::uint64_t listing = src.cache ? listing_hash(block) : 0;
   auto& volumes = scan.volumes;
   std::vector<std::string> kept_names;  // sorted, as the listing
   for (const BlockDevices::Device& d : block.devices) {
@@ -165,10 +157,14 @@ VolumeScan read_volumes(const BlockDevices::Listing& block, const VolumeSources&
     // A volume kept from an earlier scan, still valid: nothing more read.
     std::optional<DmVolumeCache::Key> key;
     if (src.cache) {
-      auto kib = kib_of.find(d.name);
-      FileContent dev = d.dev();
-      if (kib != kib_of.end() && dev.ok()) {
-        key = DmVolumeCache::Key{d.ino, trim_attr(dev.data), kib->second, listing, slaves};
+      // A dm volume with its size listed (what tells a resize) and its `dev`.
+      std::optional<std::uint64_t> kib;
+      if (src.sizes && d.name.starts_with("dm-"))
+        if (auto it = src.sizes->find(d.name); it != src.sizes->end()) kib = it->second;
+      FileContent dev;
+      if (kib) dev = d.dev();
+      if (kib && dev.ok()) {
+        key = DmVolumeCache::Key{d.ino, trim_attr(dev.data), *kib, listing, slaves};
         if (auto kept = src.cache->find(d.name, *key, src.now)) {
           volumes.emplace(d.name, *kept);
           kept_names.push_back(d.name);

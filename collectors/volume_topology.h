@@ -19,7 +19,6 @@
 #include "collectors/block_devices.h"
 #include "collectors/dm_table_source.h"
 #include "collectors/host_fs.h"
-#include "collectors/queue_parser.h"
 
 namespace diskperf {
 
@@ -102,7 +101,8 @@ struct VolumeSources {
   std::string devfs;                       ///< for the md array names (<devfs>/md)
   std::shared_ptr<FdBudget> budget;        ///< descriptors the dm/ and md/ files may keep (null: none)
   DmTableSource* tables = nullptr;         ///< dm tables (null: VolumeInfo::dm_table unset)
-  const std::vector<ProcPartition>* sizes = nullptr;  ///< <procfs>/partitions (null: unreadable)
+  /// Sizes in KiB by kernel name from <procfs>/partitions (ProcPartitionsRead; null: unreadable).
+  const std::unordered_map<std::string, std::uint64_t>* sizes = nullptr;
   DmVolumeCache* cache = nullptr;          ///< dm volumes kept between scans (null: none)
   std::chrono::steady_clock::time_point now{};  ///< for the cache's ages
 };
