@@ -108,20 +108,6 @@ std::string_view or_empty(const std::optional<std::string>& v) { return v ? std:
 
 using PartitionRow = QueueCollector::PartitionRow;
 
-template <typename T>
-std::string join(const std::set<T>& values) {
-  std::string out;
-  for (const auto& v : values) {
-    if (!out.empty()) out.push_back(',');
-    if constexpr (std::is_same_v<T, std::string>) {
-      out += v;
-    } else {
-      out += std::to_string(v);
-    }
-  }
-  return out;
-}
-
 }  // namespace
 
 QueueCollector::QueueCollector(std::shared_ptr<BlockView> view, std::shared_ptr<const DeviceFilter> filter,
@@ -389,7 +375,7 @@ std::optional<std::string> QueueCollector::collect(Families& out) {
                   {"model", or_empty(r.get(&QueueSettings::model))},
                   {"vendor", or_empty(r.get(&QueueSettings::vendor))},
                   {"wwid", or_empty(r.get(&QueueSettings::wwid))},
-                  {"azure_lun", lun == names.azure_lun.end() ? "" : join(lun->second)},
+                  {"azure_lun", lun == names.azure_lun.end() ? "" : join_names(lun->second)},
                   {"by_id", ids == names.by_id.end() ? std::string_view() : std::string_view(ids->second)}});
     }
   }

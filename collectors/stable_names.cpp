@@ -13,13 +13,7 @@ StableNames read_stable_names(const std::string& devfs) {
     std::string target = link_target_name(read_link(join_path(by_id, link)));
     if (!target.empty()) ids[target].insert(link);
   }
-  for (auto& [dev, names] : ids) {
-    std::string& joined = s.by_id[dev];
-    for (const std::string& n : names) {
-      if (!joined.empty()) joined += ',';
-      joined += n;
-    }
-  }
+  for (const auto& [dev, names] : ids) s.by_id.emplace(dev, join_names(names));
   const std::string azure = join_path(devfs, "disk/azure/scsi1");
   for (const std::string& link : list_dir(azure)) {
     auto lun = parse_azure_lun(link);

@@ -8,6 +8,7 @@
 #include <set>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <vector>
 
 namespace diskperf {
@@ -22,6 +23,21 @@ struct StableNames {
 
 /// The names of a joined StableNames::by_id value ("" -> none).
 std::vector<std::string> split_by_id(std::string_view joined);
+
+/// `values` in their order, joined with "," (the form of the by_id and azure_lun labels).
+template <typename T>
+std::string join_names(const std::set<T>& values) {
+  std::string out;
+  for (const auto& v : values) {
+    if (!out.empty()) out.push_back(',');
+    if constexpr (std::is_same_v<T, std::string>) {
+      out += v;
+    } else {
+      out += std::to_string(v);
+    }
+  }
+  return out;
+}
 
 /// Lists <devfs>/disk/by-id and <devfs>/disk/azure/scsi1; absent directories give empty maps.
 StableNames read_stable_names(const std::string& devfs);
