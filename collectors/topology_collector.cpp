@@ -72,7 +72,8 @@ std::optional<std::string> TopologyCollector::collect(Families& out) {
   for (LazyFamily* f : {&available, &segment, &seg_size, &stripes, &chunk}) f->seldom_changes();
   for (const VolumeInfo* v : kept) {
     if (v->kind != "dm") continue;
-    const DmTableText t = v->dm_table.value_or(DmTableText{DmTableText::Status::unavailable, "", "no table source"});
+    static const DmTableText kNoSource{DmTableText::Status::unavailable, "", "no table source"};
+    const DmTableText& t = v->dm_table ? *v->dm_table : kNoSource;  // not a copy of each table
     DmTableParse parsed;
     std::string reason = t.reason;
     if (t.status == DmTableText::Status::ok) {
