@@ -47,7 +47,17 @@ LinkFacts link_facts(const HostDir& block, const std::string& name) {
   return {unknown || (is_virtual && stacking_driver_name(name)), is_virtual};
 }
 
+// Replaces every `from` of `name` with `to`.
+std::string respell(std::string_view name, char from, char to) {
+  std::string out(name);
+  std::replace(out.begin(), out.end(), from, to);
+  return out;
+}
+
 }  // namespace
+
+std::string kernel_name(std::string_view sysfs_name) { return respell(sysfs_name, '!', '/'); }
+std::string sysfs_name(std::string_view kernel_name) { return respell(kernel_name, '/', '!'); }
 
 BlockDevices::BlockDevices(std::string sysfs, std::shared_ptr<FdBudget> budget)
     : sysfs_(std::move(sysfs)), budget_(std::move(budget)) {}
@@ -70,7 +80,7 @@ const BlockDevices::Partition* BlockDevices::Listing::find_partition(std::string
 
 void BlockDevices::forget(const std::string& name, const HostDir* dir) {
   std::lock_guard lock(mu_);
-  if (auto it = held_.find(name); it != held_.end() && it->second.dir.get() == dir) held_.erase(it);
+  if (auto it = held_.find(sysfs_name(name)); it != held_.end() && it->second.dir.get() == dir) held_.erase(it);
 }
 
 std::size_t BlockDevices::held() const {
@@ -99,13 +109,13 @@ BlockDevices::Listing BlockDevices::list() {
       if (it != held_.end() && it->second.ino == e.ino) {
         Held& h = it->second;
         if (!h.dev) h.dev = read_dev(*h.dir);  // could not be read when the directory was opened
-        out.devices.push_back({e.name, h.dir, true, h.may_stack, e.ino, h.is_virtual, h.dev});
+        out.devices.push_back({kernel_name(e.name), e.name, h.dir, true, h.may_stack, e.ino, h.is_virtual, h.dev});
         continue;
       }
       if (it != held_.end()) held_.erase(it);  // a new entry under the same name: a new device
       const LinkFacts facts = link_facts(block, e.name);
       if (!budget_->try_take(1)) {  // beyond the budget: no descriptor kept, files opened by path
-        out.devices.push_back({e.name,
+        out.devices.push_back({kernel_name(e.name), e.name,
                                std::make_shared<const HostDir>(HostDir::by_path(join_path(block.path(), e.name))),
                                false, facts.may_stack, e.ino, facts.is_virtual, std::nullopt});
         continue;
@@ -114,7 +124,7 @@ BlockDevices::Listing BlockDevices::list() {
       if (!opened->ok()) {  // gone or unreadable: every read says why
         budget_->give_back(1);
         out.devices.push_back(
-            {e.name, std::move(opened), false, facts.may_stack, e.ino, facts.is_virtual, std::nullopt});
+            {kernel_name(e.name), e.name, std::move(opened), false, facts.may_stack, e.ino, facts.is_virtual, std::nullopt});
         continue;
       }
       // Held: its descriptor counts until the last user drops it.
@@ -125,29 +135,36 @@ BlockDevices::Listing BlockDevices::list() {
       std::optional<FileContent> dev = read_dev(*dir);
       held_.emplace(e.name, Held{e.ino, dir, facts.may_stack, facts.is_virtual, dev});
       out.devices.push_back(
-          {e.name, std::move(dir), true, facts.may_stack, e.ino, facts.is_virtual, std::move(dev)});
+          {kernel_name(e.name), e.name, std::move(dir), true, facts.may_stack, e.ino, facts.is_virtual, std::move(dev)});
     }
     std::erase_if(held_, [&](const auto& kv) { return !names.count(kv.first); });
   }
+  // A translated name ('!' -> '/') may sort elsewhere than its sysfs spelling.
+  std::sort(out.devices.begin(), out.devices.end(), [](const Device& a, const Device& b) { return a.name < b.name; });
+  list_partitions(sys, names, out);
+  std::sort(out.partitions.begin(), out.partitions.end(),
+            [](const Partition& a, const Partition& b) { return a.name < b.name; });
+  return out;
+}
 
+void BlockDevices::list_partitions(const HostDir& sys, const std::unordered_set<std::string_view>& names,
+                                   Listing& out) {
   const HostDir cls(sys, "class/block");
+  ReadStatus st = ReadStatus::ok;
   std::vector<DirEntry> links = cls.entries({}, &st);
   if (st != ReadStatus::ok) {
     // No class/block (a captured tree, CONFIG_SYSFS_DEPRECATED): partitions are the
     // subdirectories of a disk named after it that have a `partition` file.
     for (const Device& d : out.devices) {
       std::vector<DirEntry> sub = d.dir->entries();
-      std::sort(sub.begin(), sub.end(), [](const DirEntry& a, const DirEntry& b) { return a.name < b.name; });
+      const std::string& disk = d.sysfs_name;
       for (const DirEntry& e : sub)
-        if (e.name.size() > d.name.size() && e.name.compare(0, d.name.size(), d.name) == 0 &&
+        if (e.name.size() > disk.size() && e.name.compare(0, disk.size(), disk) == 0 &&
             d.dir->exists(e.name + "/partition") == ReadStatus::ok)
-          out.partitions.push_back({e.name, d.name, e.ino});
+          out.partitions.push_back({kernel_name(e.name), d.name, e.name, e.ino});
     }
-    std::sort(out.partitions.begin(), out.partitions.end(),
-              [](const Partition& a, const Partition& b) { return a.name < b.name; });
-    return out;
+    return;
   }
-  std::sort(links.begin(), links.end(), [](const DirEntry& a, const DirEntry& b) { return a.name < b.name; });
   std::unordered_set<std::string_view> seen;
   std::lock_guard lock(mu_);
   for (const DirEntry& l : links) {
@@ -158,10 +175,9 @@ BlockDevices::Listing BlockDevices::list() {
       it = partitions_.insert_or_assign(l.name, PartitionLink{l.ino, disk_of_partition_link(cls.read_link(l.name), l.name)})
                .first;
     if (!it->second.disk.empty() && names.count(it->second.disk))
-      out.partitions.push_back({l.name, it->second.disk, l.ino});
+      out.partitions.push_back({kernel_name(l.name), kernel_name(it->second.disk), l.name, l.ino});
   }
   std::erase_if(partitions_, [&](const auto& kv) { return !seen.count(kv.first); });
-  return out;
 }
 
 }  // namespace diskperf

@@ -14,6 +14,10 @@
 // is the parent directory of its class/block link target (".../block/sda/sda1" -> "sda"), read
 // once per link (inode). Without class/block (a captured tree, CONFIG_SYSFS_DEPRECATED) they are
 // the subdirectories of each disk named after it with a `partition` file (one listing per disk).
+//
+// Names: sysfs spells the '/' of a kernel name as '!' ("cciss/c0d0" is /sys/block/cciss!c0d0).
+// The listing names devices and partitions as /proc/diskstats does (the kernel name), so that
+// every collector labels a device alike; `sysfs_name` is the spelling of its entries.
 
 #include <cstdint>
 #include <memory>
@@ -22,11 +26,17 @@
 #include <string>
 #include <string_view>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include "collectors/host_fs.h"
 
 namespace diskperf {
+
+/// The kernel name of a sysfs entry ("cciss!c0d0" -> "cciss/c0d0", as /proc/diskstats has it).
+std::string kernel_name(std::string_view sysfs_name);
+/// The sysfs spelling of a kernel name ("cciss/c0d0" -> "cciss!c0d0").
+std::string sysfs_name(std::string_view kernel_name);
 
 class BlockDevices {
  public:
@@ -35,7 +45,8 @@ class BlockDevices {
   BlockDevices(std::string sysfs, std::shared_ptr<FdBudget> budget);
 
   struct Device {
-    std::string name;                    ///< kernel name ("sda", "dm-0")
+    std::string name;                    ///< kernel name ("sda", "dm-0", "cciss/c0d0")
+    std::string sysfs_name;              ///< its /sys/block entry ("cciss!c0d0")
     /// <sysfs>/block/<name>: held open, or path-based (HostDir::by_path) beyond the descriptor
     /// budget; not ok() when it could not be opened (gone, unreadable).
     std::shared_ptr<const HostDir> dir;
@@ -67,8 +78,9 @@ class BlockDevices {
     FileContent dev() const;
   };
   struct Partition {
-    std::string name;  ///< kernel name ("sda1")
-    std::string disk;  ///< its whole disk, one of the listed devices ("sda")
+    std::string name;        ///< kernel name ("sda1", "cciss/c0d0p1")
+    std::string disk;        ///< its whole disk's kernel name, one of the listed devices ("sda")
+    std::string sysfs_name;  ///< its entry in class/block and in the disk's directory ("cciss!c0d0p1")
     /// Inode number of its /sys/class/block link (of its directory when listed from the disk's
     /// subdirectories): a new one when the partition was deleted and added again.
     std::uint64_t ino = 0;
@@ -76,9 +88,9 @@ class BlockDevices {
   struct Listing {
     /// "list <sysfs>/block: cannot read directory" when /sys/block cannot be listed.
     std::optional<std::string> error;
-    std::vector<Device> devices;        ///< sorted by name
-    std::vector<Partition> partitions;  ///< sorted by name
-    /// The device named `name`, or null.
+    std::vector<Device> devices;        ///< sorted by (kernel) name
+    std::vector<Partition> partitions;  ///< sorted by (kernel) name
+    /// The device with kernel name `name`, or null.
     const Device* find(std::string_view name) const;
     /// The partition named `name`, or null.
     const Partition* find_partition(std::string_view name) const;
@@ -87,7 +99,7 @@ class BlockDevices {
   /// Lists /sys/block and /sys/class/block now. Thread-safe.
   Listing list();
 
-  /// Stops holding `dir` as `name`'s directory (when it is the one held): a
+  /// Stops holding `dir` as `name`'s (kernel name) directory (when it is the one held): a
   /// user found it removed (HostDir::unlinked) although the /sys/block entry
   /// still has the inode it had (a file system that reuses inode numbers at
   /// once, as tmpfs and ext4 trees do), so the next listing opens it anew.
@@ -108,9 +120,13 @@ class BlockDevices {
     std::uint64_t ino = 0;
     std::string disk;  ///< empty: the link does not name a partition of a disk
   };
+  /// Adds the partitions of the devices listed in `out` (`names`: their sysfs names).
+  void list_partitions(const HostDir& sys, const std::unordered_set<std::string_view>& names, Listing& out);
+
   std::string sysfs_;
   std::shared_ptr<FdBudget> budget_;
   mutable std::mutex mu_;
+  // Both by sysfs name.
   std::unordered_map<std::string, Held> held_;                 // guarded by mu_
   std::unordered_map<std::string, PartitionLink> partitions_;  // guarded by mu_
 };

@@ -14,24 +14,33 @@ std::shared_ptr<const re2::RE2> compile_device_regex(const std::string& pattern)
 }
 
 DeviceFilter::DeviceFilter(std::optional<std::string> include, std::optional<std::string> exclude) {
-  if (!include && !exclude) exclude = kDefaultDeviceExclude;
+  by_default_ = !include && !exclude;
+  if (by_default_) {
+    exclude = kDefaultDeviceExclude;
+    partition_names_ = compile_device_regex(kDefaultPartitionNames);
+  }
   if (include && !include->empty()) include_ = compile_device_regex(*include);
   if (exclude && !exclude->empty()) exclude_ = compile_device_regex(*exclude);
 }
 
-bool DeviceFilter::accepts(const std::string& device) const {
+bool DeviceFilter::accepts(const std::string& device, DeviceKind kind) const {
   // Kernel disk names are at most 31 characters (DISK_NAME_LEN); a longer one
   // comes from a crafted tree.
   if (device.size() > kMaxDeviceName) return false;
+  if (by_default_ && kind == DeviceKind::partition) return false;
+  // Only the default's answer depends on the kind, and only for an unknown one.
+  const bool by_name = by_default_ && kind == DeviceKind::unknown;
+  const std::string& key = by_name ? device + '\n' : device;  // '\n' is in no device name
   {
     std::lock_guard lock(mu_);
-    if (auto it = memo_.find(device); it != memo_.end()) return it->second;
+    if (auto it = memo_.find(key); it != memo_.end()) return it->second;
   }
   bool keep = (!include_ || re2::RE2::PartialMatch(device, *include_)) &&
-              (!exclude_ || !re2::RE2::PartialMatch(device, *exclude_));
+              (!exclude_ || !re2::RE2::PartialMatch(device, *exclude_)) &&
+              !(by_name && re2::RE2::PartialMatch(device, *partition_names_));
   std::lock_guard lock(mu_);
   if (memo_.size() > 65536) memo_.clear();  // bound memory under device churn
-  memo_.emplace(device, keep);
+  memo_.emplace(key, keep);
   return keep;
 }
 

@@ -1,10 +1,14 @@
 #include "collectors/diskstats_collector.h"
 
+#include <sys/stat.h>
+
 #include <array>
 #include <cstdint>
 
+#include "collectors/block_devices.h"
 #include "collectors/diskstats_parser.h"
 #include "collectors/metric_families.h"
+#include "collectors/queue_parser.h"
 
 namespace diskperf {
 namespace {
@@ -101,7 +105,7 @@ constexpr std::array<Field<LegacyPartitionStats>, 4> kLegacyFields{{
 // `labels[i]` is entries[i]'s {device="..."}, rendered once for all families.
 template <typename Stats, std::size_t N>
 void emit(Families& out, const std::array<Field<Stats>, N>& fields,
-          const std::vector<const DiskstatsEntry*>& entries, const std::vector<std::string>& labels,
+          const std::vector<DiskstatsEntry*>& entries, const std::vector<std::string>& labels,
           const std::optional<Stats> DiskstatsEntry::*part) {
   for (const auto& f : fields) {
     MetricFamily* family = nullptr;
@@ -117,21 +121,55 @@ void emit(Families& out, const std::array<Field<Stats>, N>& fields,
   }
 }
 
+// What <sysfs>/class/block says `device` (a kernel name) is.
+DeviceKind sysfs_kind(const std::string& sysfs, const std::string& device) {
+  const std::string entry = join_path(sysfs, "class/block/" + sysfs_name(device));
+  struct stat st {};
+  if (::stat((entry + "/partition").c_str(), &st) == 0) return DeviceKind::partition;
+  return ::stat(entry.c_str(), &st) == 0 ? DeviceKind::whole : DeviceKind::unknown;
+}
+
+// The dm uuid of a device-mapper device (a volume removed and created again may get its number
+// back, not its uuid); "" for other devices or when it cannot be read.
+std::string dm_uuid(const std::string& sysfs, const DiskstatsEntry& e) {
+  if (!e.device.starts_with("dm-")) return {};
+  FileContent f = read_file(join_path(sysfs, "block/" + sysfs_name(e.device) + "/dm/uuid"), 4096);
+  return f.ok() ? trim_attr(f.data) : std::string();
+}
+
 }  // namespace
 
 DiskstatsCollector::DiskstatsCollector(HostPaths paths, std::shared_ptr<const DeviceFilter> filter)
-    : paths_(std::move(paths)), filter_(std::move(filter)) {}
+    : paths_(std::move(paths)),
+      filter_(std::move(filter)),
+      unwrap_([sysfs = paths_.sysfs](const DiskstatsEntry& e) { return dm_uuid(sysfs, e); }) {}
+
+DeviceKind DiskstatsCollector::kind_of(const DiskstatsEntry& e, std::uint64_t generation) {
+  auto [it, added] = kinds_.try_emplace(e.device);
+  Kind& k = it->second;
+  if (added || k.major != e.major || k.minor != e.minor)
+    k = Kind{e.major, e.minor, sysfs_kind(paths_.sysfs, e.device), generation};
+  k.seen = generation;
+  return k.kind;
+}
 
 std::optional<std::string> DiskstatsCollector::collect(Families& out) {
+  std::unique_lock read_lock(read_mu_);
   FileContent file = read_file_sized(join_path(paths_.procfs, "diskstats"), 16u << 20, size_hint_);
   if (!file.ok()) return file.error;
   DiskstatsParse parsed = parse_diskstats(file.data);
 
-  std::vector<const DiskstatsEntry*> kept;
+  std::vector<DiskstatsEntry*> kept;
   kept.reserve(parsed.entries.size());
-  for (const auto& e : parsed.entries) {
-    if (filter_->accepts(e.device)) kept.push_back(&e);
+  const bool kinds = filter_->uses_kind();
+  const std::uint64_t generation = ++generation_;
+  for (auto& e : parsed.entries) {
+    if (filter_->accepts(e.device, kinds ? kind_of(e, generation) : DeviceKind::unknown)) kept.push_back(&e);
   }
+  std::erase_if(kinds_, [generation](const auto& kv) { return kv.second.seen != generation; });
+  unwrap_.apply(kept);
+  read_lock.unlock();
+
   std::vector<std::string> labels;
   labels.reserve(kept.size());
   for (const DiskstatsEntry* e : kept) labels.push_back(render_labels({{"device", e->device}}));

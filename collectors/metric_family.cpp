@@ -43,12 +43,16 @@ void append_label_text(std::string& out, bool first, std::string_view name, std:
   // Runs without a character to escape are appended whole. A byte that is not
   // part of well-formed UTF-8 (a device name or model string can hold any
   // byte) is written as U+FFFD: the format requires UTF-8, and Prometheus
-  // rejects the whole scrape at one invalid label value.
+  // rejects the whole scrape at one invalid label value. So is a control
+  // character other than the newline the format escapes (a NUL in a sysfs
+  // vendor string): raw, it would cut or garble the value for readers.
   std::size_t start = 0;
   for (std::size_t i = 0; i < value.size(); ++i) {
     const char c = value[i];
+    const auto u = static_cast<unsigned char>(c);
     const char* escaped = c == '\\' ? "\\\\" : c == '\n' ? "\\n" : c == '"' ? "\\\"" : nullptr;
-    if (!escaped && static_cast<unsigned char>(c) >= 0x80) {
+    if (!escaped && (u < 0x20 || u == 0x7f)) escaped = "\xEF\xBF\xBD";
+    if (!escaped && u >= 0x80) {
       if (const std::size_t n = utf8_sequence(value, i)) {
         i += n - 1;
         continue;

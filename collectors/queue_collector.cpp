@@ -167,7 +167,7 @@ std::optional<std::string> QueueCollector::collect(Families& out) {
   std::vector<Pending> pending;
   pending.reserve(listing->devices.size());
   for (const BlockDevices::Device& d : listing->devices) {
-    if (!filter_->accepts(d.name)) continue;
+    if (!filter_->accepts(d.name, DeviceKind::whole)) continue;  // /sys/block lists no partitions
     if (before_read_) before_read_(d.name);
     // Identity: major:minor, plus the /sys/block entry's inode (a new device
     // under the same name and number).
@@ -242,15 +242,15 @@ std::optional<std::string> QueueCollector::collect(Families& out) {
       // `size` does not read yet (being added: its link comes before its files) is left out of
       // the keys, so the next scrape reads the disk again.
       for (const BlockDevices::Partition* part : parts) {
-        const std::string& sub = part->name;
+        const std::string& sub = part->sysfs_name;
         FileContent num = dir.read_file(sub + "/partition", kMaxAttrBytes);
         if (!num.ok() || !parse_u64(num.data)) continue;
-        PartitionRow pr{sub, d.name, std::to_string(*parse_u64(num.data)), std::nullopt, std::nullopt};
+        PartitionRow pr{part->name, d.name, std::to_string(*parse_u64(num.data)), std::nullopt, std::nullopt};
         FileContent start = dir.read_file(sub + "/start", kMaxAttrBytes);
         if (start.ok()) pr.start_bytes = scale_u64(parse_u64(start.data), 512);
         FileContent size = dir.read_file(sub + "/size", kMaxAttrBytes);
         if (size.ok()) pr.size_bytes = scale_u64(parse_u64(size.data), 512);
-        if (pr.start_bytes && pr.size_bytes) s->partition_keys.emplace_back(sub, part->ino);
+        if (pr.start_bytes && pr.size_bytes) s->partition_keys.emplace_back(part->name, part->ino);
         s->partitions.push_back(std::move(pr));
       }
       // Due again: at the next scrape when queue/ was not there (a disk being added registers

@@ -49,15 +49,15 @@ VolumeInfo read_volume(const BlockDevices::Listing& block, const BlockDevices::D
   VolumeInfo v;
   v.device = device.name;
   for (const std::string& s : slaves) {
-    const std::string link = "slaves/" + s;
-    VolumeMember m{s, s};
-    if (const BlockDevices::Partition* p = block.find_partition(s)) {
+    const std::string link = "slaves/" + s;  // entries in sysfs spelling, labels in the kernel's
+    VolumeMember m{kernel_name(s), kernel_name(s)};
+    if (const BlockDevices::Partition* p = block.find_partition(m.name)) {
       m.disk = p->disk;
-    } else if (block.find(s)) {
+    } else if (block.find(m.name)) {
       // a whole device
     } else if (dir.read_file(link + "/partition", kMaxAttrBytes).ok()) {  // not listed: ask the member itself
       std::string parent = parent_name(dir.read_link(link));
-      if (!parent.empty()) m.disk = parent;
+      if (!parent.empty()) m.disk = kernel_name(parent);
     }
     v.members.push_back(std::move(m));
   }

@@ -23,7 +23,7 @@
 namespace diskperf {
 
 struct VolumeMember {
-  std::string name;  ///< kernel name in slaves/ ("sdc1")
+  std::string name;  ///< kernel name of an entry of slaves/ ("sdc1"; "cciss/c0d0p1" for cciss!c0d0p1)
   std::string disk;  ///< whole disk ("sdc"); == name when not a partition
 };
 

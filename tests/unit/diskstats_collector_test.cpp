@@ -1,5 +1,8 @@
 #include <sys/stat.h>
 
+#include <array>
+#include <thread>
+
 #include <catch2/catch.hpp>
 
 #include "collectors/diskstats_collector.h"
@@ -14,6 +17,7 @@ namespace {
 Families collect_from(const std::string& procfs, std::optional<std::string> include = std::string(".")) {
   HostPaths paths;
   paths.procfs = procfs;
+  paths.sysfs = "/nonexistent";  // not this host's
   DiskstatsCollector c(paths, std::make_shared<DeviceFilter>(include, std::nullopt));
   Families out;
   REQUIRE_FALSE(c.collect(out));
@@ -152,4 +156,123 @@ TEST_CASE("a FIFO where a file should be is refused at once", "[diskstats][bad-i
   CHECK(f.error == "read " + root.str() + "/diskstats: not a regular file");
   HostDir dir(root.str());
   CHECK(dir.read_file("diskstats").error == "read " + root.str() + "/diskstats: not a regular file");
+}
+
+namespace {
+
+// A /proc/diskstats line of the 17-field layout: `times` are read, write, io_ticks, weighted,
+// discard and flush time (ms), `ios` the completed reads, writes, discards and flushes.
+std::string line17(const std::string& devno_name, std::array<std::uint64_t, 4> ios, std::array<std::uint64_t, 6> t) {
+  auto n = [](std::uint64_t v) { return " " + std::to_string(v); };
+  return devno_name + n(ios[0]) + " 0 8" + n(t[0]) + n(ios[1]) + " 0 8" + n(t[1]) + " 0" + n(t[2]) + n(t[3]) +
+         n(ios[2]) + " 0 8" + n(t[4]) + n(ios[3]) + n(t[5]) + "\n";
+}
+
+constexpr std::uint64_t k2e32 = std::uint64_t{1} << 32;
+
+// Two-scrape setups: a procfs and a sysfs with dm-0's uuid, and a collector over both.
+struct WrapFixture {
+  diskperf::test::TempDir root;
+  HostPaths paths;
+  DiskstatsCollector collector;
+  WrapFixture()
+      : paths{(root.path / "proc").string(), (root.path / "sys").string(), "/nonexistent"},
+        collector(paths, std::make_shared<DeviceFilter>(std::string("."), std::nullopt)) {
+    uuid("LVM-first");
+  }
+  void uuid(const std::string& u) const { root.write("sys/block/dm-0/dm/uuid", u + "\n"); }
+  Families scrape(const std::string& diskstats) {
+    root.write("proc/diskstats", diskstats);
+    Families out;
+    REQUIRE_FALSE(collector.collect(out));
+    return out;
+  }
+};
+
+const char* const kTimeFamilies[] = {
+    "diskperf_disk_read_time_seconds_total",    "diskperf_disk_write_time_seconds_total",
+    "diskperf_disk_io_time_seconds_total",      "diskperf_disk_io_time_weighted_seconds_total",
+    "diskperf_disk_discard_time_seconds_total", "diskperf_disk_flush_requests_time_seconds_total",
+};
+
+}  // namespace
+
+TEST_CASE("diskstats: 32-bit time fields that wrap are exported unwrapped, in seconds", "[diskstats][wrap]") {
+  WrapFixture f;
+  const std::array<std::uint64_t, 6> high{k2e32 - 1000, k2e32 - 2000, k2e32 - 10, k2e32 - 1, k2e32 - 5, k2e32 - 7};
+  Families before = f.scrape(line17("253 0 dm-0", {10, 20, 30, 40}, high) + line17("8 0 sda", {1, 1, 1, 1}, high));
+  for (std::size_t i = 0; i < 6; ++i) {
+    INFO(kTimeFamilies[i]);
+    CHECK(sample(before, kTimeFamilies[i], "device", "dm-0") == Approx(high[i] / 1000.0));
+  }
+  // Every time field wrapped; counts went up (dm-0) or stayed (sda).
+  const std::array<std::uint64_t, 6> low{500, 600, 700, 800, 900, 1000};
+  Families after = f.scrape(line17("253 0 dm-0", {11, 21, 31, 41}, low) + line17("8 0 sda", {1, 1, 1, 1}, low));
+  for (std::size_t i = 0; i < 6; ++i) {
+    INFO(kTimeFamilies[i]);
+    CHECK(sample(after, kTimeFamilies[i], "device", "dm-0") == (k2e32 + low[i]) / 1000.0);
+    CHECK(sample(after, kTimeFamilies[i], "device", "sda") == (k2e32 + low[i]) / 1000.0);
+  }
+  CHECK(sample(after, "diskperf_disk_io_time_weighted_seconds_total", "device", "dm-0") == 4294968.096);
+  CHECK(sample(after, "diskperf_disk_reads_completed_total", "device", "dm-0") == 11);  // counts as they are
+  // The offset stays: a later read without a wrap goes on from there.
+  Families later = f.scrape(line17("253 0 dm-0", {12, 22, 32, 42}, {501, 601, 701, 801, 901, 1001}));
+  CHECK(sample(later, "diskperf_disk_read_time_seconds_total", "device", "dm-0") == (k2e32 + 501) / 1000.0);
+  // A device no longer listed is forgotten: back with small values, it shows them.
+  Families back = f.scrape(line17("8 0 sda", {2, 2, 2, 2}, {3, 3, 3, 3, 3, 3}));
+  CHECK(sample(back, "diskperf_disk_read_time_seconds_total", "device", "sda") == Approx(0.003));
+}
+
+TEST_CASE("diskstats: a dm volume created again under the same number starts over", "[diskstats][wrap]") {
+  WrapFixture f;
+  const std::array<std::uint64_t, 6> high{k2e32 - 100, k2e32 - 100, k2e32 - 100, k2e32 - 100, 0, 0};
+  f.scrape(line17("253 0 dm-0", {10, 20, 0, 0}, high));
+  Families wrapped = f.scrape(line17("253 0 dm-0", {11, 21, 0, 0}, {500, 500, 500, 500, 0, 0}));
+  CHECK(sample(wrapped, "diskperf_disk_read_time_seconds_total", "device", "dm-0") == (k2e32 + 500) / 1000.0);
+  f.uuid("LVM-second");  // removed and created again: 253:0 again, another uuid, more I/O already done
+  Families after = f.scrape(line17("253 0 dm-0", {50, 60, 0, 0}, {100, 200, 300, 400, 0, 0}));
+  CHECK(sample(after, "diskperf_disk_read_time_seconds_total", "device", "dm-0") == Approx(0.1));
+  CHECK(sample(after, "diskperf_disk_io_time_weighted_seconds_total", "device", "dm-0") == Approx(0.4));
+  // Created again after a wrap, with times above the old ones: the uuid tells it too.
+  f.scrape(line17("253 0 dm-0", {51, 61, 0, 0}, high));
+  f.scrape(line17("253 0 dm-0", {52, 62, 0, 0}, {10, 10, 10, 10, 0, 0}));
+  f.uuid("LVM-third");
+  Families third = f.scrape(line17("253 0 dm-0", {900, 900, 0, 0}, {20, 20, 20, 20, 0, 0}));
+  CHECK(sample(third, "diskperf_disk_read_time_seconds_total", "device", "dm-0") == Approx(0.02));
+  // Another major:minor under the same name starts over too.
+  f.scrape(line17("253 0 dm-0", {901, 901, 0, 0}, {k2e32 - 1, k2e32 - 1, k2e32 - 1, k2e32 - 1, 0, 0}));
+  Families moved = f.scrape(line17("253 4 dm-0", {902, 902, 0, 0}, {5, 5, 5, 5, 0, 0}));
+  CHECK(sample(moved, "diskperf_disk_read_time_seconds_total", "device", "dm-0") == Approx(0.005));
+}
+
+TEST_CASE("diskstats: statistics reset (a completed count went down) start over", "[diskstats][wrap]") {
+  WrapFixture f;
+  const std::array<std::uint64_t, 6> high{k2e32 - 100, k2e32 - 100, k2e32 - 100, k2e32 - 100, 9, 9};
+  f.scrape(line17("8 16 sdb", {1000, 2000, 3, 4}, high));
+  Families wrapped = f.scrape(line17("8 16 sdb", {1001, 2001, 3, 4}, {400, 400, 400, 400, 9, 9}));
+  CHECK(sample(wrapped, "diskperf_disk_write_time_seconds_total", "device", "sdb") == (k2e32 + 400) / 1000.0);
+  Families after = f.scrape(line17("8 16 sdb", {1001, 5, 3, 4}, {100, 200, 300, 400, 9, 9}));  // writes down
+  CHECK(sample(after, "diskperf_disk_read_time_seconds_total", "device", "sdb") == Approx(0.1));
+  CHECK(sample(after, "diskperf_disk_write_time_seconds_total", "device", "sdb") == Approx(0.2));
+  CHECK(sample(after, "diskperf_disk_io_time_weighted_seconds_total", "device", "sdb") == Approx(0.4));
+  CHECK(sample(after, "diskperf_disk_flush_requests_time_seconds_total", "device", "sdb") == Approx(0.009));
+  // A value above 32 bits that goes down is not a wrap either (no such field wraps at 2^32).
+  f.scrape(line17("8 16 sdb", {1002, 6, 3, 4}, {k2e32 + 50, 300, 400, 500, 9, 9}));
+  Families big = f.scrape(line17("8 16 sdb", {1003, 7, 3, 4}, {60, 301, 401, 501, 9, 9}));
+  CHECK(sample(big, "diskperf_disk_read_time_seconds_total", "device", "sdb") == Approx(0.06));
+}
+
+TEST_CASE("diskstats unwrap: concurrent scrapes see one running value", "[diskstats][wrap]") {
+  WrapFixture f;
+  f.scrape(line17("253 0 dm-0", {1, 1, 1, 1}, {k2e32 - 1, 0, 0, 0, 0, 0}));
+  f.root.write("proc/diskstats", line17("253 0 dm-0", {2, 2, 2, 2}, {7, 0, 0, 0, 0, 0}));
+  std::vector<std::thread> threads;
+  std::vector<std::optional<double>> seen(4);
+  for (std::size_t t = 0; t < seen.size(); ++t)
+    threads.emplace_back([&, t] {
+      Families out;
+      if (!f.collector.collect(out)) seen[t] = sample(out, "diskperf_disk_read_time_seconds_total", "device", "dm-0");
+    });
+  for (auto& th : threads) th.join();
+  for (const auto& v : seen) CHECK(v == (k2e32 + 7) / 1000.0);
 }

@@ -75,8 +75,11 @@ TEST_CASE("metric family: bytes that are not well-formed UTF-8 are written as U+
   CHECK(rendered("\xF4\x90\x80\x80") == fffd + fffd + fffd + fffd);
   CHECK(rendered("x\xE2\x82") == "x" + fffd + fffd);
   CHECK(rendered("\"\xFE\\\n") == "\\\"" + fffd + "\\\\\\n");
+  // Control characters: a NUL (as in a sysfs vendor string), a tab, ESC, DEL.
+  CHECK(rendered(std::string("HP\0\0 Q\t\x1b[1m\x7f", 12)) == "HP" + fffd + fffd + " Q" + fffd + fffd + "[1m" + fffd);
 
-  // Every byte 0x00-0xff: ASCII kept (escaped), each byte >= 0x80 alone replaced.
+  // Every byte 0x00-0xff: printable ASCII kept (escaped), the newline escaped, other control
+  // characters and each byte >= 0x80 alone replaced.
   std::string all;
   for (int c = 0; c < 256; ++c) all.push_back(static_cast<char>(c));
   std::string want;
@@ -84,6 +87,7 @@ TEST_CASE("metric family: bytes that are not well-formed UTF-8 are written as U+
     if (c == '\\') want += "\\\\";
     else if (c == '"') want += "\\\"";
     else if (c == '\n') want += "\\n";
+    else if (c < 0x20 || c == 0x7f) want += fffd;
     else want.push_back(static_cast<char>(c));
   }
   for (int c = 128; c < 256; ++c) want += fffd;
