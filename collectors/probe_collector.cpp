@@ -40,7 +40,7 @@ std::vector<std::string> ops(RwMode rw) {
 
 std::optional<std::string> ProbeCollector::collect(Families& out) {
   const auto jobs = scheduler_->jobs();
-  out.reserve(out.size() + 13);  // the references below must survive the next add_family calls
+  out.reserve(out.size() + 14);  // the references below must survive the next add_family calls
   auto& info = add_family(out, "diskperf_probe_info",
                           "Shape of a probe job (fio terms: rw, bs in bytes, iodepth); value 1", MetricType::Gauge);
   auto& ok = add_family(out, "diskperf_probe_target_ok",
@@ -49,6 +49,10 @@ std::optional<std::string> ProbeCollector::collect(Families& out) {
                         MetricType::Gauge);
   auto& stalled = add_family(out, "diskperf_probe_stalled",
                              "1 while an I/O of the probe is outstanding longer than its timeout", MetricType::Gauge);
+  auto& drain = add_family(out, "diskperf_probe_waiting_for_drain",
+                           "1 while the probe job's next run waits for I/O that a stopped run left in flight on its "
+                           "disks (no run starts until the disk has finished it)",
+                           MetricType::Gauge);
   auto& runs = add_family(out, "diskperf_probe_runs_total", "Probe runs finished", MetricType::Counter);
   auto& errors = add_family(out, "diskperf_probe_errors_total",
                             "Probe I/O errors by kind: eio, timeout, short_read, short_write, submit, fatal, errno_N",
@@ -80,6 +84,7 @@ std::optional<std::string> ProbeCollector::collect(Families& out) {
                           {"iodepth", std::to_string(s.job.iodepth)}}));
     add_sample(ok, s.error.empty() ? 1 : 0, labels(s));
     add_sample(stalled, job.stalled ? 1 : 0, labels(s));
+    add_sample(drain, job.waiting_for_drain ? 1 : 0, labels(s));
     add_sample(runs, static_cast<double>(s.runs), labels(s));
     for (const char* kind : {"eio", "timeout", "short_read", "short_write"}) {
       auto it = s.errors.find(kind);

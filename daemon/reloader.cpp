@@ -25,6 +25,13 @@ ConfigResult load_config_file(const std::string& path, const HostCheck& check) {
     r.errors = check(*r.config);
     if (!r.errors.empty()) r.config.reset();
   }
+  if (r.errors.size() > kMaxReportedConfigErrors) {
+    const std::size_t more = r.errors.size() - kMaxReportedConfigErrors;
+    r.errors.resize(kMaxReportedConfigErrors);
+    r.errors.push_back({0, 0, (path.empty() ? std::string("config") : path) + ": " + std::to_string(more) +
+                                  " more error(s) not shown (the first " +
+                                  std::to_string(kMaxReportedConfigErrors) + " are)"});
+  }
   return r;
 }
 

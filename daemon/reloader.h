@@ -20,9 +20,14 @@ namespace diskperf {
 /// the problems, with the line and column of the setting at fault.
 using HostCheck = std::function<std::vector<ConfigError>(const Config&)>;
 
+/// Most errors one load reports: past them, one more error (without a
+/// position) says how many were left out, so a broken file cannot flood the
+/// log or the terminal.
+inline constexpr std::size_t kMaxReportedConfigErrors = 20;
+
 /// Reads `path` (empty: no file, an empty Config), parses it and, when it
 /// parses, runs `check` on it. Errors are formatted "path:line:column:
-/// message".
+/// message"; at most kMaxReportedConfigErrors of them, plus the count of the rest.
 ConfigResult load_config_file(const std::string& path, const HostCheck& check = {});
 
 class ConfigReloader final : public Collector {

@@ -46,6 +46,10 @@ inline bool probe_buffers_fit(std::uint64_t bs, std::uint64_t iodepth) {
   return pages <= kMaxProbeBufferBytes / 4096 / iodepth;
 }
 
+/// Longest `timeout` a job may have. Stopping the daemon waits about one timeout for the probe's
+/// I/O in flight, so the systemd unit's TimeoutStopSec must exceed it (systemd/diskperf_exporter.service).
+inline constexpr std::chrono::seconds kMaxProbeTimeout{60};
+
 /// One probe job as configured. Sizes in bytes, times in nanoseconds.
 struct ProbeJob {
   std::string name;    ///< the `probe` label

@@ -7,6 +7,7 @@
 #include <set>
 #include <vector>
 
+#include "probes/depth_ramp.h"
 #include "probes/io_engine.h"
 
 namespace diskperf {
@@ -51,6 +52,9 @@ RunResult run_probe(const ProbeJob& job, const std::string& path, std::uint64_t 
   bool draining = false, abandoned = false, stall_reported = false;
   std::set<unsigned> overdue;  // slots in flight past the timeout
   const auto timeout_ns = static_cast<std::uint64_t>(job.timeout.count());
+  // The I/O in flight grows to iodepth only as fast as the disk shows it completes it: what is in
+  // flight when a disk hangs is what the kernel makes stop (and exit) wait for.
+  DepthRamp ramp(job.iodepth, timeout_ns, t0);
   std::vector<IoCompletion> done;
 
   auto pace_allows = [&](std::uint64_t now) -> std::uint64_t {  // how many more I/Os may start now
@@ -73,6 +77,7 @@ RunResult run_probe(const ProbeJob& job, const std::string& path, std::uint64_t 
     if (!draining) {
       std::vector<unsigned> slots = engine->free_slots();
       std::uint64_t n = std::min<std::uint64_t>(slots.size(), pace_allows(now));
+      n = std::min<std::uint64_t>(n, ramp.allowed() > engine->in_flight() ? ramp.allowed() - engine->in_flight() : 0);
       if (job.number_ios) n = std::min<std::uint64_t>(n, job.number_ios - issued);
       slots.resize(static_cast<std::size_t>(n));
       for (unsigned s : slots) {
@@ -113,7 +118,7 @@ RunResult run_probe(const ProbeJob& job, const std::string& path, std::uint64_t 
     std::uint64_t wait = kPollNs;
     now = monotonic_ns();
     if (!draining && deadline != UINT64_MAX) wait = std::min(wait, deadline > now ? deadline - now : 0);
-    if (!draining && job.rate_iops && engine->in_flight() < engine->iodepth()) {
+    if (!draining && job.rate_iops && engine->in_flight() < ramp.allowed()) {
       const std::uint64_t at = t0 + static_cast<std::uint64_t>(static_cast<double>(issued) / *job.rate_iops * 1e9);
       wait = std::min(wait, at > now ? at - now : 0);
     }
@@ -147,6 +152,8 @@ RunResult run_probe(const ProbeJob& job, const std::string& path, std::uint64_t 
     }
     // Timeouts: an I/O in flight longer than the timeout is counted once and stops the run.
     now = monotonic_ns();
+    ramp.on_completions(static_cast<unsigned>(done.size()), now);
+    ramp.tick(now);
     for (unsigned s = 0; s < engine->iodepth(); ++s) {
       const std::uint64_t issue = engine->issue_ns(s);
       if (issue && now - issue > timeout_ns && !overdue.count(s)) {
@@ -165,8 +172,8 @@ RunResult run_probe(const ProbeJob& job, const std::string& path, std::uint64_t 
     }
   }
   if (abandoned && engine->in_flight() > 0) {
-    engine->abandon();
-    (void)engine.release();  // the kernel still writes into its buffers; leak them on purpose
+    engine->abandon();  // the kernel still writes into its buffers: they go with the engine
+    r.unfinished = std::shared_ptr<IoEngine>(std::move(engine));
   }
   r.runtime_ns = last_done - t0;
   return r;

@@ -9,12 +9,15 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <memory>
 #include <string>
 
 #include "probes/latency_histogram.h"
 #include "probes/probe_job.h"
 
 namespace diskperf {
+
+class IoEngine;
 
 /// One direction's results (fio's `read` / `write` objects).
 struct OpResult {
@@ -32,6 +35,10 @@ struct RunResult {
   /// "short_write", "submit" (io_submit refused), or "errno_<n>" for other errors.
   std::map<std::string, std::uint64_t> errors;
   bool stalled = false;  ///< some I/O outlived the timeout during this run
+  /// Set when the run was stopped with I/O still in flight: the engine that holds it (its context
+  /// and buffers, which the kernel still uses). Dropping it leaks them; reaping it shows when the
+  /// disk has finished that I/O.
+  std::shared_ptr<IoEngine> unfinished;
 
   double iops(const OpResult& op) const { return runtime_ns ? op.ios * 1e9 / runtime_ns : 0.0; }
   double bytes_per_second(const OpResult& op) const { return runtime_ns ? op.bytes * 1e9 / runtime_ns : 0.0; }
@@ -47,9 +54,10 @@ struct RunHooks {
 /// Runs `job` once against `path` (the resolved device or file) whose probed region is
 /// [region_offset, region_offset + region_size). Issues I/O until runtime or number_ios is
 /// reached (paced by rate_iops when set), then waits for every I/O in flight, however long.
-/// After an I/O times out no new I/O is issued in this run. When `hooks.stop` becomes true no
-/// new I/O is issued either, and the I/O in flight is awaited until it completes or outlives
-/// the timeout; then the run ends (its buffers are leaked while the kernel may still use them).
+/// The I/O in flight starts at a few and grows to iodepth as the disk completes it in time
+/// (probes/depth_ramp.h). After an I/O times out no new I/O is issued in this run. When
+/// `hooks.stop` becomes true no new I/O is issued either, and the I/O in flight is awaited until
+/// it completes or outlives the timeout; then the run ends, leaving the rest in `unfinished`.
 RunResult run_probe(const ProbeJob& job, const std::string& path, std::uint64_t region_offset,
                     std::uint64_t region_size, std::uint32_t alignment, const RunHooks& hooks = {});
 

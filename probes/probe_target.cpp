@@ -124,6 +124,14 @@ std::string own_probe_file_error(const std::string& path, const struct stat& st)
   return "";
 }
 
+std::string existing_probe_file_error(const ProbeJob& job, TargetKind kind) {
+  if (!has_writes(job.rw) || kind != TargetKind::directory) return "";
+  const std::string path = probe_file_path(job.target, job.name);
+  struct stat st {};
+  if (::lstat(path.c_str(), &st) != 0) return "";  // absent: the first run creates it
+  return own_probe_file_error(path, st);
+}
+
 std::string prepare_probe_file(const std::string& path, std::uint64_t size) {
   // What is at the path must be the exporter's own file: a symbolic link (to a database file, say)
   // is never followed, and a hard link, a file of another user, a FIFO or a device is refused.

@@ -48,6 +48,12 @@ std::string probe_file_space_error(const std::string& path, std::uint64_t need, 
 /// uid. Empty when it is.
 std::string own_probe_file_error(const std::string& path, const struct stat& st);
 
+/// For a write job on a directory target: why what already is at its probe file path (a symbolic
+/// link, a hard link, a FIFO, another user's file) is not the exporter's own file. Empty when nothing
+/// is there, when it is the exporter's file, or for other jobs. Only lstat: nothing is opened,
+/// followed or created.
+std::string existing_probe_file_error(const ProbeJob& job, TargetKind kind);
+
 /// Creates (or reuses, when it exists with the right size) the probe file and lays it out by
 /// writing real data with O_DIRECT + fdatasync, so reads of it reach the disk (reads of
 /// never-written extents do not). Returns an empty string, or the error: own_probe_file_error for

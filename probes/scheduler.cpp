@@ -205,7 +205,7 @@ std::vector<ProbeScheduler::JobView> ProbeScheduler::jobs() const {
   std::lock_guard<std::mutex> lk(mu_);
   std::vector<JobView> out;
   out.reserve(states_.size());
-  for (const auto& s : states_) out.push_back({s->snapshot, s->stalled.load()});
+  for (const auto& s : states_) out.push_back({s->snapshot, s->stalled.load(), s->waiting_for_drain.load()});
   return out;
 }
 
@@ -229,6 +229,26 @@ bool ProbeScheduler::sleep_until(std::chrono::steady_clock::time_point t, const 
   std::unique_lock<std::mutex> lk(sleep_mu_);
   sleep_cv_.wait_until(lk, t, [&] { return stop.load(); });
   return !stop.load();
+}
+
+bool ProbeScheduler::wait_for_drain(JobState& st, const std::vector<std::string>& disks,
+                                    const std::atomic<bool>& stop) {
+  unsigned n = drains_.pending(disks);
+  if (n == 0) return true;
+  std::string names;
+  for (const auto& d : disks) names += (names.empty() ? "" : ",") + d;
+  spdlog::warn("probe '{}': waiting for {} I/O(s) that a stopped run left in flight on {} to finish before it runs",
+               st.job.name, n, names);
+  st.waiting_for_drain = true;
+  while (drains_.pending(disks) > 0) {
+    if (!sleep_until(std::chrono::steady_clock::now() + std::chrono::milliseconds(200), stop)) {
+      st.waiting_for_drain = false;
+      return false;
+    }
+  }
+  st.waiting_for_drain = false;
+  spdlog::info("probe '{}': the earlier I/O on {} has finished; the job runs again", st.job.name, names);
+  return true;
 }
 
 void ProbeScheduler::worker(JobList jobs, std::shared_ptr<std::atomic<bool>> stop_flag,
@@ -256,6 +276,7 @@ void ProbeScheduler::worker(JobList jobs, std::shared_ptr<std::atomic<bool>> sto
       base[k] = next[k] = clock::now() + job.interval;
       continue;
     }
+    if (!wait_for_drain(st, rj.disks, stopping)) break;
     // The duty-cycle budget of every disk under the target, then exclusive use of them.
     if (!sleep_until(std::max(clock::now(), budget_.next_allowed(rj.disks)), stopping)) break;
     if (!locks_.acquire(rj.disks, stopping)) break;
@@ -271,6 +292,7 @@ void ProbeScheduler::worker(JobList jobs, std::shared_ptr<std::atomic<bool>> sto
     const auto t1 = clock::now();
     locks_.release(rj.disks);
     budget_.record(rj.disks, t0, t1, job.max_duty_cycle);
+    drains_.add(rj.disks, std::move(r.unfinished));
     if (stopping) break;
     st.stalled = false;  // the run waited for every I/O it issued
     auto s = std::make_shared<ProbeSnapshot>(fold_run(*current(st), r));

@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "collectors/host_fs.h"
+#include "probes/drain_list.h"
 #include "probes/probe_job.h"
 #include "probes/probe_run.h"
 
@@ -112,6 +113,8 @@ class ProbeScheduler {
   struct JobView {
     std::shared_ptr<const ProbeSnapshot> snapshot;
     bool stalled = false;  ///< an I/O is outstanding past its timeout now (live, not per run)
+    /// The next run waits for I/O that a stopped run left in flight on the job's disks.
+    bool waiting_for_drain = false;
   };
   /// The current jobs, in config order. Never blocks on a probe.
   std::vector<JobView> jobs() const;
@@ -122,6 +125,7 @@ class ProbeScheduler {
   struct JobState {
     ProbeJob job;
     std::atomic<bool> stalled{false};
+    std::atomic<bool> waiting_for_drain{false};
     std::shared_ptr<const ProbeSnapshot> snapshot;  // guarded by ProbeScheduler::mu_
   };
   using JobList = std::vector<std::shared_ptr<JobState>>;
@@ -135,6 +139,8 @@ class ProbeScheduler {
   void publish(JobState& st, std::shared_ptr<const ProbeSnapshot> s);
   std::shared_ptr<const ProbeSnapshot> current(const JobState& st) const;
   bool sleep_until(std::chrono::steady_clock::time_point t, const std::atomic<bool>& stop);
+  // Waits until no I/O of a stopped run is in flight on `disks`; false when stopped meanwhile.
+  bool wait_for_drain(JobState& st, const std::vector<std::string>& disks, const std::atomic<bool>& stop);
 
   HostPaths paths_;
   mutable std::mutex mu_;  // guards states_ and every JobState::snapshot
@@ -146,6 +152,7 @@ class ProbeScheduler {
   std::condition_variable sleep_cv_;
   DiskLocks locks_;
   DutyBudget budget_;
+  DrainList drains_;  // I/O that stopped runs left in flight
 };
 
 }  // namespace diskperf

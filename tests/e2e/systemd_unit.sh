@@ -31,5 +31,10 @@ for sc in io_setup io_submit io_getevents io_destroy io_cancel; do
   grep -qE "^\s+$sc\$" <<<"$denied" && fail "$sc is denied by the unit's ~@privileged @resources"
 done
 grep -q "^SystemCallFilter=~@privileged @resources$" "$unit_src" || fail "the deny list the test checked is not the unit's"
+# Stopping waits about one probe timeout for I/O in flight (plus 2 s): the unit must allow the longest.
+max_timeout=$(sed -n 's/.*kMaxProbeTimeout{\([0-9]*\)}.*/\1/p' "$(dirname "$0")/../../probes/probe_job.h")
+stop_sec=$(sed -n 's/^TimeoutStopSec=\([0-9]*\)s$/\1/p' "$unit_src")
+[ -n "$max_timeout" ] && [ -n "$stop_sec" ] || fail "no kMaxProbeTimeout or TimeoutStopSec=<n>s found"
+[ "$stop_sec" -ge $((max_timeout + 10)) ] || fail "TimeoutStopSec=${stop_sec}s does not fit a ${max_timeout}s probe timeout"
 echo "exposure level $level"
 echo "PASS systemd_unit"

@@ -85,9 +85,10 @@ TEST_CASE("probe collector: families for a configured job before its first run",
   ProbeCollector c(sched);
   Families f;
   REQUIRE_FALSE(c.collect(f));
-  REQUIRE(f.size() == 13);  // all families, even with no run yet
+  REQUIRE(f.size() == 14);  // all families, even with no run yet
   CHECK(test::sample(f, "diskperf_probe_info", "bs", "8192") == 1.0);
   CHECK(test::sample(f, "diskperf_probe_stalled", "probe", "db") == 0.0);
+  CHECK(test::sample(f, "diskperf_probe_waiting_for_drain", "probe", "db") == 0.0);
   CHECK(test::sample(f, "diskperf_probe_runs_total", "probe", "db") == 0.0);
   CHECK(test::sample(f, "diskperf_probe_errors_total", "kind", "timeout") == 0.0);
   CHECK_FALSE(test::sample(f, "diskperf_probe_last_iops"));  // no run yet
