@@ -6,7 +6,10 @@ string(FIND "${content}" ")DPEMBED\"" bad)
 if(NOT bad EQUAL -1)
   message(FATAL_ERROR "${INPUT} contains the raw-string delimiter")
 endif()
+# A table may exceed the 65536 characters ISO C++ guarantees for a literal; g++ and clang take any
+# length, but clang's -Wpedantic says so (-Woverlength-strings), hence the pragma.
 file(WRITE "${OUTPUT}.tmp" "// Generated from ${INPUT} by cmake/embed_text.cmake. Do not edit.\n"
+  "#pragma GCC diagnostic ignored \"-Woverlength-strings\"\n"
   "namespace diskperf::embedded {\n"
   "extern const char* const ${SYMBOL};\n"
   "const char* const ${SYMBOL} = R\"DPEMBED(${content})DPEMBED\";\n"

@@ -4,7 +4,10 @@
 #include <cctype>
 #include <cmath>
 #include <cstdlib>
+#include <limits>
 #include <map>
+#include <set>
+#include <unordered_map>
 
 namespace diskperf {
 namespace embedded {
@@ -167,28 +170,75 @@ TableParse<DiskTier> parse_tier_csv(std::string_view text) {
   return out;
 }
 
+namespace {
+
+// Reads the numeric cells of one row: empty is unknown; anything else but a non-negative number
+// is an error naming the line and column.
+struct CellReader {
+  const std::vector<std::string>& row;
+  const Columns& cols;
+  const std::string& where;
+  std::vector<std::string>& errors;
+
+  std::optional<double> num(const char* col, double scale = 1) const {
+    const std::string s = cols.get(row, col);
+    if (s.empty()) return std::nullopt;
+    auto d = number(s);
+    if (!d) {
+      errors.push_back(where + "column " + col + ": '" + s + "' is not a number");
+      return std::nullopt;
+    }
+    return *d * scale;
+  }
+  std::optional<unsigned> whole(const char* col) const {
+    auto d = num(col);
+    if (!d) return std::nullopt;
+    if (*d != std::floor(*d) || *d > std::numeric_limits<unsigned>::max()) {
+      errors.push_back(where + "column " + col + ": '" + cols.get(row, col) + "' is not a whole number");
+      return std::nullopt;
+    }
+    return static_cast<unsigned>(*d);
+  }
+};
+
+std::string lower(std::string_view s) {
+  std::string out(s);
+  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return out;
+}
+
+}  // namespace
+
 TableParse<VmSize> parse_vm_csv(std::string_view text) {
   TableParse<VmSize> out;
-  const auto required = {"vm_size", "max_data_disks", "uncached_iops", "uncached_mbps", "burst_uncached_iops",
-                         "burst_uncached_mbps", "cached_iops", "cached_mbps", "source"};
+  const auto required = {"vm_size", "vcpu", "mem_gib", "max_data_disks", "uncached_iops", "uncached_mbps",
+                         "burst_uncached_iops", "burst_uncached_mbps", "cached_iops", "cached_mbps", "cache_gib",
+                         "premium_v2_ultra_iops", "premium_v2_ultra_mbps", "disk_controller", "source"};
+  std::set<std::string> seen;
   for_each_csv_row(text, required, out.errors, [&](const auto& row, const Columns& cols, const std::string& where) {
+    const std::size_t errors_before = out.errors.size();
+    const CellReader cell{row, cols, where, out.errors};
     VmSize v;
     v.name = cols.get(row, "vm_size");
     v.source = cols.get(row, "source");
-    auto iops = number(cols.get(row, "uncached_iops"));
-    auto mbps = number(cols.get(row, "uncached_mbps"));
-    if (v.name.empty() || !iops || !mbps) {
-      out.errors.push_back(where + "vm_size, uncached_iops and uncached_mbps are required numbers");
-      return;
-    }
-    v.uncached_iops = *iops;
-    v.uncached_bytes_per_second = *mbps * kMB;
-    v.burst_uncached_iops = number(cols.get(row, "burst_uncached_iops"));
-    if (auto b = number(cols.get(row, "burst_uncached_mbps"))) v.burst_uncached_bytes_per_second = *b * kMB;
-    v.cached_iops = number(cols.get(row, "cached_iops"));
-    if (auto b = number(cols.get(row, "cached_mbps"))) v.cached_bytes_per_second = *b * kMB;
-    if (auto d = number(cols.get(row, "max_data_disks"))) v.max_data_disks = static_cast<unsigned>(*d);
-    out.rows.push_back(std::move(v));
+    v.disk_controller = cols.get(row, "disk_controller");
+    if (v.name.empty()) out.errors.push_back(where + "empty vm_size");
+    else if (!seen.insert(lower(v.name)).second) out.errors.push_back(where + "vm_size '" + v.name + "' given twice");
+    if (!v.disk_controller.empty() && v.disk_controller != "NVMe" && v.disk_controller != "SCSI, NVMe")
+      out.errors.push_back(where + "disk_controller '" + v.disk_controller + "' is not NVMe, \"SCSI, NVMe\" or empty");
+    v.vcpu = cell.whole("vcpu");
+    v.mem_gib = cell.num("mem_gib");
+    v.max_data_disks = cell.whole("max_data_disks");
+    v.uncached_iops = cell.num("uncached_iops");
+    v.uncached_bytes_per_second = cell.num("uncached_mbps", kMB);
+    v.burst_uncached_iops = cell.num("burst_uncached_iops");
+    v.burst_uncached_bytes_per_second = cell.num("burst_uncached_mbps", kMB);
+    v.cached_iops = cell.num("cached_iops");
+    v.cached_bytes_per_second = cell.num("cached_mbps", kMB);
+    v.cache_gib = cell.num("cache_gib");
+    v.premium_v2_ultra_iops = cell.num("premium_v2_ultra_iops");
+    v.premium_v2_ultra_bytes_per_second = cell.num("premium_v2_ultra_mbps", kMB);
+    if (out.errors.size() == errors_before) out.rows.push_back(std::move(v));
   });
   return out;
 }
@@ -245,9 +295,57 @@ const DiskTier* find_tier(const std::vector<DiskTier>& tiers, std::string_view n
 }
 
 const VmSize* find_vm_size(const std::vector<VmSize>& sizes, std::string_view name) {
+  if (&sizes == &builtin_vm_sizes()) {
+    static const auto index = [] {
+      std::unordered_map<std::string, const VmSize*> m;
+      for (const auto& v : builtin_vm_sizes()) m.emplace(lower(v.name), &v);
+      return m;
+    }();
+    auto it = index.find(lower(name));
+    return it == index.end() ? nullptr : it->second;
+  }
   for (const auto& v : sizes)
     if (iequals(v.name, name)) return &v;
   return nullptr;
+}
+
+namespace {
+
+// Levenshtein distance of two lowercase strings, two rows of the table at a time.
+std::size_t edit_distance(const std::string& a, const std::string& b) {
+  std::vector<std::size_t> prev(b.size() + 1), cur(b.size() + 1);
+  for (std::size_t j = 0; j <= b.size(); ++j) prev[j] = j;
+  for (std::size_t i = 1; i <= a.size(); ++i) {
+    cur[0] = i;
+    for (std::size_t j = 1; j <= b.size(); ++j)
+      cur[j] = std::min({prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1)});
+    std::swap(prev, cur);
+  }
+  return prev[b.size()];
+}
+
+}  // namespace
+
+std::vector<std::string> nearest_vm_sizes(const std::vector<VmSize>& sizes, std::string_view name, std::size_t n) {
+  constexpr std::size_t kLongestCompared = 128;  // bounds the work for a pasted garbage name
+  const std::string want = lower(name.substr(0, kLongestCompared));
+  struct Scored {
+    std::size_t distance, common_prefix;
+    const VmSize* size;
+  };
+  std::vector<Scored> scored;
+  scored.reserve(sizes.size());
+  for (const auto& v : sizes) {
+    const std::string have = lower(v.name);
+    const auto diff = std::mismatch(want.begin(), want.end(), have.begin(), have.end());
+    scored.push_back({edit_distance(want, have), static_cast<std::size_t>(diff.first - want.begin()), &v});
+  }
+  std::stable_sort(scored.begin(), scored.end(), [](const Scored& x, const Scored& y) {
+    return x.distance != y.distance ? x.distance < y.distance : x.common_prefix > y.common_prefix;
+  });
+  std::vector<std::string> out;
+  for (std::size_t i = 0; i < scored.size() && i < n; ++i) out.push_back(scored[i].size->name);
+  return out;
 }
 
 std::vector<const DiskTier*> tiers_with_caps(std::string_view family, double iops, double bytes_per_second) {

@@ -1,10 +1,9 @@
 #pragma once
 // Disk tiers and VM sizes: the caps a cloud disk or VM is sold with. Pure code: CSV text in,
-// typed tables out. The built-in tables are config/tiers.csv (Azure Premium SSD P1-P80, Standard
-// SSD E1-E80, Standard HDD S4-S80) and config/vm_sizes.csv (a few VM sizes common for SAP), both
-// compiled into the binary (cmake/embed_text.cmake); each CSV row names its source page
-// (MicrosoftDocs includes/disk-storage-*-sizes.md, sizes/*-series.md). MB/s are 10^6 bytes/s
-// (Azure's unit); caps here are in bytes/s.
+// typed tables out. Built in: config/tiers.csv (Premium SSD P1-P80, Standard SSD E1-E80, Standard
+// HDD S4-S80) and config/vm_sizes.csv (every Azure VM size of the azure-compute-docs size pages),
+// compiled into the binary (cmake/embed_text.cmake); each row names its source page. MB/s are
+// 10^6 bytes/s (Azure's unit); caps here are in bytes/s.
 
 #include <optional>
 #include <string>
@@ -33,16 +32,23 @@ struct DiskTier {
   std::string source;  ///< where the numbers come from (the CSV's source column, or "config")
 };
 
-/// One VM size and its disk caps (uncached: I/O that bypasses the host cache).
+/// One VM size and its remote (data) disk caps (uncached: I/O that bypasses the host cache). A cap
+/// the source does not give is unset: the VM has no known cap there.
 struct VmSize {
   std::string name;  ///< "Standard_E32s_v3"
-  double uncached_iops = 0;
-  double uncached_bytes_per_second = 0;
+  std::optional<unsigned> vcpu;
+  std::optional<double> mem_gib;
+  std::optional<double> uncached_iops;
+  std::optional<double> uncached_bytes_per_second;
   std::optional<double> burst_uncached_iops;
   std::optional<double> burst_uncached_bytes_per_second;
-  std::optional<double> cached_iops;              ///< absent when the source marks it UNVERIFIED
+  std::optional<double> cached_iops;  ///< cached and temp storage
   std::optional<double> cached_bytes_per_second;
+  std::optional<double> cache_gib;  ///< host cache size
+  std::optional<double> premium_v2_ultra_iops;  ///< uncached Premium SSD v2 and Ultra Disk (non-burst)
+  std::optional<double> premium_v2_ultra_bytes_per_second;
   std::optional<unsigned> max_data_disks;
+  std::string disk_controller;  ///< "NVMe" (NVMe only), "SCSI, NVMe" (either), "" (SCSI)
   std::string source;
 };
 
@@ -61,9 +67,11 @@ std::vector<std::vector<std::string>> split_csv(std::string_view text);
 /// on-demand..., none; empty burst columns mean no bursting.
 TableParse<DiskTier> parse_tier_csv(std::string_view text);
 
-/// Parses config/vm_sizes.csv's layout: vm_size, max_data_disks, uncached_iops, uncached_mbps,
-/// burst_uncached_iops, burst_uncached_mbps, cached_iops, cached_mbps, source. A cached value that
-/// is not a plain number (the source's "UNVERIFIED ...") is left unset, not an error.
+/// Parses config/vm_sizes.csv's layout: a header naming vm_size, vcpu, mem_gib, max_data_disks,
+/// uncached_iops, uncached_mbps, burst_uncached_iops, burst_uncached_mbps, cached_iops, cached_mbps,
+/// cache_gib, premium_v2_ultra_iops, premium_v2_ultra_mbps, disk_controller, source (any order). An
+/// empty cell is an unknown value; a cell that is not a number, a disk_controller other than "",
+/// "NVMe" or "SCSI, NVMe", and a name given twice (in any case) are errors.
 TableParse<VmSize> parse_vm_csv(std::string_view text);
 
 /// Premium SSD v2 and Ultra Disk caps are provisioned per disk; these check a disk's caps against
@@ -82,9 +90,17 @@ std::vector<std::string> validate_configurable_caps(std::string_view family, std
 const std::vector<DiskTier>& builtin_tiers();
 const std::vector<VmSize>& builtin_vm_sizes();
 
-/// Case-insensitive lookup by name in a table; nullptr when absent.
+/// Case-insensitive lookup by name in a table; nullptr when absent. The built-in VM table is
+/// looked up through an index built once (it is read at every scrape).
 const DiskTier* find_tier(const std::vector<DiskTier>& tiers, std::string_view name);
 const VmSize* find_vm_size(const std::vector<VmSize>& sizes, std::string_view name);
+
+/// The names of `sizes` nearest to `name` by edit distance (Levenshtein, case-insensitive), at most
+/// `n`, nearest first; among equally near names, a longer common prefix first (the same series
+/// before another family letter), then table order. What an unknown VM size is reported with.
+/// Only the first 128 characters of `name` are compared (no size name is longer).
+std::vector<std::string> nearest_vm_sizes(const std::vector<VmSize>& sizes, std::string_view name,
+                                          std::size_t n = 3);
 
 /// The built-in tiers of `family` whose provisioned caps equal (iops, bytes/s), e.g. P40 and P50
 /// for 7500 IOPS and 250 MB/s: how a tier is recognised from PerfCounters SLA values.

@@ -116,10 +116,11 @@ TiersConfig parse_tiers_config(const YAML::Node& node, std::vector<ConfigError>&
     }
   }
   if (cfg.vm_size && !find_vm_size(cfg.vm_sizes, *cfg.vm_size) && !find_vm_size(builtin_vm_sizes(), *cfg.vm_size)) {
-    std::string known;
-    for (const auto& v : builtin_vm_sizes()) known += (known.empty() ? "" : ", ") + v.name;
-    r.error(node["vm_size"], "tiers.vm_size '" + *cfg.vm_size + "' is neither built in (" + known +
-                                 ") nor in tiers.vm_sizes");
+    std::string nearest;
+    for (const auto& n : nearest_vm_sizes(builtin_vm_sizes(), *cfg.vm_size))
+      nearest += (nearest.empty() ? "" : ", ") + n;
+    r.error(node["vm_size"],
+            "tiers.vm_size '" + *cfg.vm_size + "' is neither built in nor in tiers.vm_sizes; nearest: " + nearest);
   }
 
   std::set<std::string> tier_names;

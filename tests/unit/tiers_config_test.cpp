@@ -37,8 +37,8 @@ TEST_CASE("tiers config: rules, custom tiers, VM sizes", "[tiers][config]") {
   CHECK(*t.vm_size == "Custom_VM");
   CHECK(t.meets_fraction == 0.8);
   REQUIRE(t.vm_sizes.size() == 1);
-  CHECK(t.vm_sizes[0].uncached_iops == 20000);
-  CHECK(t.vm_sizes[0].uncached_bytes_per_second == 500e6);
+  CHECK(*t.vm_sizes[0].uncached_iops == 20000);
+  CHECK(*t.vm_sizes[0].uncached_bytes_per_second == 500e6);
   CHECK(*t.vm_sizes[0].burst_uncached_bytes_per_second == 1000e6);
   REQUIRE(t.custom.size() == 1);
   CHECK(t.custom[0].family == "custom");
@@ -109,10 +109,14 @@ TEST_CASE("tiers config: errors with line and column", "[tiers][config]") {
   CHECK(errors_of("tiers:\n  disks:\n    - {lun: 1, tier: premium_ssd_v2, size_gib: 10, iops: 6000, mbps: 200}\n") ==
         std::vector<std::string>{"c.yml:3:58: tiers.disks lun 1: iops 6000 outside 3000..5000 (premium_ssd_v2: 3000, "
                                  "+500 per GiB above 6 GiB, at most 80000)"});
+  CHECK(errors_of("tiers:\n  vm_size: Standard_E16ds_v9\n") ==
+        std::vector<std::string>{"c.yml:2:12: tiers.vm_size 'Standard_E16ds_v9' is neither built in nor in "
+                                 "tiers.vm_sizes; nearest: Standard_E16ds_v4, Standard_E16ds_v5, Standard_E16ds_v6"});
   CHECK(errors_of("tiers:\n  vm_size: Standard_X1\n") ==
-        std::vector<std::string>{"c.yml:2:12: tiers.vm_size 'Standard_X1' is neither built in (Standard_D8s_v3, "
-                                 "Standard_E32s_v3, Standard_E64ds_v4, Standard_M64s, Standard_M128s) nor in "
-                                 "tiers.vm_sizes"});
+        std::vector<std::string>{"c.yml:2:12: tiers.vm_size 'Standard_X1' is neither built in nor in "
+                                 "tiers.vm_sizes; nearest: Standard_B1s, Standard_B1ms, Standard_B2s"});
+  CHECK(errors_of("tiers:\n  vm_sizes:\n    - {name: My_VM, uncached_iops: 1000}\n") ==
+        std::vector<std::string>{"c.yml:3:7: vm size 'My_VM' needs uncached_iops and uncached_mbps"});
   CHECK(errors_of("tiers:\n  custom:\n    - {name: P30, iops: 1, mbps: 1}\n") ==
         std::vector<std::string>{"c.yml:3:14: custom tier 'P30' has the name of a built-in tier"});
   CHECK(errors_of("tiers:\n  custom:\n    - {name: X, iops: 1}\n") ==
