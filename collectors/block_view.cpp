@@ -84,22 +84,24 @@ std::shared_ptr<const VolumeScan> BlockView::volumes() {
 }
 
 std::shared_ptr<const StableNames> BlockView::stable_names() {
-  const std::string by_id = join_path(paths_.devfs, "disk/by-id");
-  const std::string azure = join_path(paths_.devfs, "disk/azure/scsi1");
-  struct stat a {}, b {};
-  const struct stat* sa = ::stat(by_id.c_str(), &a) == 0 ? &a : nullptr;
-  const struct stat* sb = ::stat(azure.c_str(), &b) == 0 ? &b : nullptr;
-  std::string stamp = dir_stamp(sa) + "|" + dir_stamp(sb);
+  // The directories whose links name the devices; NVMe namespaces come and go with by-id links.
+  std::string stamp;
+  bool cacheable = true;
+  timespec now{};
+  ::clock_gettime(CLOCK_REALTIME, &now);
+  for (const char* dir : {"disk/by-id", "disk/azure", "disk/azure/scsi1", "disk/azure/data/by-lun"}) {
+    struct stat st {};
+    const struct stat* sp = ::stat(join_path(paths_.devfs, dir).c_str(), &st) == 0 ? &st : nullptr;
+    stamp += dir_stamp(sp) + "|";
+    // Not cached when a directory changed in the last seconds: a second change
+    // within the same timestamp tick would not show in the stamp.
+    cacheable = cacheable && !recently_changed(sp, now);
+  }
   {
     std::lock_guard lock(mu_);
     if (names_ && stamp == names_stamp_) return names_;
   }
-  // Not cached when a directory changed in the last seconds: a second change
-  // within the same timestamp tick would not show in the stamp.
-  timespec now{};
-  ::clock_gettime(CLOCK_REALTIME, &now);
-  const bool cacheable = !recently_changed(sa, now) && !recently_changed(sb, now);
-  auto names = std::make_shared<const StableNames>(read_stable_names(paths_.devfs));
+  auto names = std::make_shared<const StableNames>(read_stable_names(paths_.devfs, paths_.sysfs));
   std::lock_guard lock(mu_);
   names_ = cacheable ? names : nullptr;
   names_stamp_ = std::move(stamp);

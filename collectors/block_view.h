@@ -67,8 +67,8 @@ class BlockView {
   std::size_t dm_volumes_kept() const { return dm_cache_.size(); }
   /// Test seam: the clock the dm volumes' ages are measured with (default: steady_clock::now).
   void set_clock(std::function<std::chrono::steady_clock::time_point()> now) { clock_ = std::move(now); }
-  /// by-id and Azure LUN names by kernel name, re-read when <devfs>/disk/by-id or
-  /// <devfs>/disk/azure/scsi1 changed (inode, mtime or ctime; never cached while either changed in
+  /// by-id names, Azure LUNs and OS disk by kernel name, re-read when <devfs>/disk/by-id or a
+  /// directory of Azure links changed (inode, mtime or ctime; never cached while either changed in
   /// the last 2 s, as timestamps are coarse).
   std::shared_ptr<const StableNames> stable_names();
 

@@ -5,11 +5,14 @@
 
 #include <algorithm>
 
+#include <spdlog/spdlog.h>
+
 #include "collectors/dm_table_parser.h"
 #include "collectors/lazy_family.h"
 #include "collectors/metric_families.h"
 #include "collectors/stable_names.h"
 #include "collectors/volume_topology.h"
+#include "config/imds_caps.h"
 
 namespace diskperf {
 
@@ -26,7 +29,7 @@ std::string probe_device(const std::string& path, const HostPaths& paths) {
     const std::string parent = target.substr(0, target.rfind('/'));
     name = parent.substr(parent.rfind('/') + 1);
   }
-  return name;
+  return kernel_name(name);
 }
 
 bool is_cap_seeking(const ProbeJob& job) { return !job.rate_iops && job.iodepth >= kCapSeekingIodepth; }
@@ -53,7 +56,8 @@ std::vector<ProbeCaps> probe_caps(const std::vector<ProbeJob>& jobs, const Resol
 }
 
 GatheredCaps gather_caps(BlockView& view, const DeviceFilter* filter,
-                         std::shared_ptr<const PerfCountersParse> azure_parse, const TiersConfig& config) {
+                         std::shared_ptr<const PerfCountersParse> azure_parse, const TiersConfig& config,
+                         const ImdsCompute* imds) {
   GatheredCaps g;
   const std::shared_ptr<const BlockDevices::Listing> listing = view.devices();
   if (listing->error) {
@@ -62,15 +66,17 @@ GatheredCaps gather_caps(BlockView& view, const DeviceFilter* filter,
   }
   CapInputs in;
   in.config = &config;
+  in.imds = imds;
   AzureFacts facts;
   if (azure_parse) {
     facts = azure_facts(*azure_parse);
     in.azure = &facts;
   }
-  // A disk has caps only from a config rule or from PerfCounters facts of it (resolve_disk), and a
-  // volume only from members that have caps: without either, the VM's caps are all there is, and
+  // A disk has caps only from a config rule, PerfCounters or IMDS facts of it (resolve_disk), and a
+  // volume only from members that have caps: without any, the VM's caps are all there is, and
   // the disks and volumes are not gathered (no dm table parsed, nothing copied).
-  if (config.disks.empty() && facts.disks.empty()) {
+  const bool imds_disks = imds && (imds->os_disk || !imds->data_disks.empty());
+  if (config.disks.empty() && facts.disks.empty() && !imds_disks) {
     g.caps = resolve_caps(in);
     return g;
   }
@@ -89,6 +95,7 @@ GatheredCaps gather_caps(BlockView& view, const DeviceFilter* filter,
     if (auto it = names.azure_lun.find(dev); it != names.azure_lun.end())
       d.azure_luns.assign(it->second.begin(), it->second.end());
     if (auto it = names.by_id.find(dev); it != names.by_id.end()) d.by_id = split_by_id(it->second);
+    d.azure_os_disk = names.azure_os_disk.count(dev) > 0;
     in.disks.push_back(std::move(d));
   }
   for (const auto& [dev, v] : scan.volumes) {
@@ -113,13 +120,14 @@ GatheredCaps gather_caps(BlockView& view, const DeviceFilter* filter,
 
 TierCollector::TierCollector(std::shared_ptr<BlockView> view, HostPaths paths,
                              std::shared_ptr<const DeviceFilter> filter, std::shared_ptr<const AzureCollector> azure,
-                             TiersConfig config, std::vector<ProbeJob> probes)
+                             TiersConfig config, std::vector<ProbeJob> probes, std::shared_ptr<const ImdsWatcher> imds)
     : view_(std::move(view)),
       paths_(std::move(paths)),
       filter_(std::move(filter)),
       azure_(std::move(azure)),
       config_(std::move(config)),
-      probes_(std::move(probes)) {}
+      probes_(std::move(probes)),
+      imds_(std::move(imds)) {}
 
 TierCollector::TierCollector(HostPaths paths, std::shared_ptr<const DeviceFilter> filter,
                              std::shared_ptr<DmTableSource> tables, std::shared_ptr<const AzureCollector> azure,
@@ -128,13 +136,37 @@ TierCollector::TierCollector(HostPaths paths, std::shared_ptr<const DeviceFilter
                     std::move(azure), std::move(config), std::move(probes)) {}
 
 std::optional<std::string> TierCollector::collect(Families& out) {
-  GatheredCaps g = gather_caps(*view_, filter_.get(), azure_ ? azure_->last_parse() : nullptr, config_);
+  const std::shared_ptr<const ImdsState> imds = imds_ ? imds_->state() : nullptr;
+  const ImdsCompute* compute = imds ? imds->compute.get() : nullptr;
+  GatheredCaps g = gather_caps(*view_, filter_.get(), azure_ ? azure_->last_parse() : nullptr, config_, compute);
   if (g.error) return g.error;
+  if (compute) no_caps_log_.note(*compute, g.caps);
   emit_caps(out, g.caps);
   std::map<std::string, std::string> names;
   for (const ProbeJob& j : probes_) names.emplace(j.target, probe_device(j.target, paths_));
   emit_probe_caps(out, probe_caps(probes_, g.caps, names), config_.meets_fraction);
   return std::nullopt;
+}
+
+void ImdsNoCapsLog::note(const ImdsCompute& imds, const ResolvedCaps& caps) {
+  std::set<std::string> capped;  // LUNs of disks that have caps
+  for (const auto& [dev, c] : caps.disks)
+    for (const std::string& lun : split_by_id(c.azure_lun)) capped.insert(lun);
+  std::lock_guard lock(mu_);
+  std::set<std::string> now;
+  for (const ImdsDisk& d : imds.data_disks) {
+    if (!d.lun) continue;
+    const std::string lun = std::to_string(*d.lun);
+    if (capped.count(lun)) continue;
+    const ImdsTier t = imds_disk_tier(d);
+    if (t.tier) continue;  // caps known, but no device with that LUN here
+    now.insert(lun);
+    if (!logged_.count(lun))
+      spdlog::warn("azure imds: LUN {} ('{}', {}) has no caps: {} (e.g. {{lun: {}, tier: premium_ssd_v2, "
+                   "size_gib: ..., iops: ..., mbps: ...}})",
+                   lun, d.name, d.storage_account_type, t.why_none, lun);
+  }
+  logged_ = std::move(now);
 }
 
 void emit_probe_caps(Families& out, const std::vector<ProbeCaps>& probes, double meets_fraction) {
@@ -162,13 +194,48 @@ void emit_probe_caps(Families& out, const std::vector<ProbeCaps>& probes, double
   }
 }
 
+namespace {
+
+// The VM's size and each of its caps that is known (a size page may give none).
+void emit_vm_caps(Families& out, const VmCaps& v) {
+  const auto G = prometheus::MetricType::Gauge;
+  LazyFamily info(out, "diskperf_tier_vm_info",
+                  "VM size whose disk caps apply, where they come from (source: config, perfcounters, builtin, "
+                  "imds) and its disk controller (disk_controller: NVMe, \"SCSI, NVMe\", empty for SCSI).",
+                  G);
+  LazyFamily iops(out, "diskperf_tier_vm_uncached_iops_cap",
+                  "VM-level uncached remote-disk cap in I/O operations per second.", G);
+  LazyFamily bps(out, "diskperf_tier_vm_uncached_throughput_cap_bytes_per_second",
+                 "VM-level uncached remote-disk throughput cap in bytes per second.", G);
+  LazyFamily biops(out, "diskperf_tier_vm_burst_uncached_iops_cap",
+                   "VM-level burst uncached remote-disk cap in I/O operations per second.", G);
+  LazyFamily bbps(out, "diskperf_tier_vm_burst_uncached_throughput_cap_bytes_per_second",
+                  "VM-level burst uncached remote-disk throughput cap in bytes per second.", G);
+  LazyFamily ciops(out, "diskperf_tier_vm_cached_iops_cap",
+                   "VM-level cap of cached (host cache and temp disk) I/O in operations per second.", G);
+  LazyFamily cbps(out, "diskperf_tier_vm_cached_throughput_cap_bytes_per_second",
+                  "VM-level cap of cached (host cache and temp disk) throughput in bytes per second.", G);
+  LazyFamily disks(out, "diskperf_tier_vm_max_data_disks", "Number of data disks the VM size can attach.", G);
+  info.add(1, {{"vm_size", v.vm_size}, {"source", std::string(to_string(v.source))},
+               {"disk_controller", v.disk_controller}});
+  if (v.iops) iops.add(*v.iops, {});
+  if (v.bytes_per_second) bps.add(*v.bytes_per_second, {});
+  if (v.burst_iops) biops.add(*v.burst_iops, {});
+  if (v.burst_bytes_per_second) bbps.add(*v.burst_bytes_per_second, {});
+  if (v.cached_iops) ciops.add(*v.cached_iops, {});
+  if (v.cached_bytes_per_second) cbps.add(*v.cached_bytes_per_second, {});
+  if (v.max_data_disks) disks.add(*v.max_data_disks, {});
+}
+
+}  // namespace
+
 void emit_caps(Families& out, const ResolvedCaps& caps) {
   const auto G = prometheus::MetricType::Gauge;
   LazyFamily info(out, "diskperf_tier_disk_info",
                   "Tier of a disk and where its caps come from: tier (P30, a custom name, premium_ssd_v2, "
                   "P40/P50 when recognised from PerfCounters SLA values), family, source (config, perfcounters, "
-                  "builtin), burst_model (none, credit, on_demand), bursting (burst caps apply), caching and "
-                  "azure_lun.",
+                  "builtin, imds), burst_model (none, credit, on_demand), bursting (burst caps apply), caching, "
+                  "azure_lun and write_accelerator (from IMDS).",
                   G);
   LazyFamily iops(out, "diskperf_tier_disk_iops_cap", "Provisioned IOPS cap of the disk's tier.", G);
   LazyFamily bps(out, "diskperf_tier_disk_throughput_cap_bytes_per_second",
@@ -183,28 +250,13 @@ void emit_caps(Families& out, const ResolvedCaps& caps) {
   for (const auto& [dev, c] : caps.disks) {
     info.add(1, {{"device", dev}, {"tier", c.tier}, {"family", c.family}, {"source", std::string(to_string(c.source))},
                  {"burst_model", std::string(to_string(c.burst_model))}, {"bursting", c.bursting ? "true" : "false"},
-                 {"caching", c.caching}, {"azure_lun", c.azure_lun}});
+                 {"caching", c.caching}, {"azure_lun", c.azure_lun}, {"write_accelerator", c.write_accelerator}});
     iops.add(c.iops, {{"device", dev}});
     bps.add(c.bytes_per_second, {{"device", dev}});
     if (c.burst_iops) biops.add(*c.burst_iops, {{"device", dev}});
     if (c.burst_bytes_per_second) bbps.add(*c.burst_bytes_per_second, {{"device", dev}});
   }
-  LazyFamily vm_info(out, "diskperf_tier_vm_info",
-                     "VM size whose caps apply and where they come from (source: config, perfcounters, builtin).", G);
-  LazyFamily vm_iops(out, "diskperf_tier_vm_uncached_iops_cap", "VM-level uncached disk IOPS cap.", G);
-  LazyFamily vm_bps(out, "diskperf_tier_vm_uncached_throughput_cap_bytes_per_second",
-                    "VM-level uncached disk throughput cap in bytes per second.", G);
-  LazyFamily vm_biops(out, "diskperf_tier_vm_burst_uncached_iops_cap", "VM-level burst uncached disk IOPS cap.", G);
-  LazyFamily vm_bbps(out, "diskperf_tier_vm_burst_uncached_throughput_cap_bytes_per_second",
-                     "VM-level burst uncached disk throughput cap in bytes per second.", G);
-  if (caps.vm) {
-    const VmCaps& v = *caps.vm;
-    vm_info.add(1, {{"vm_size", v.vm_size}, {"source", std::string(to_string(v.source))}});
-    vm_iops.add(v.iops, {});
-    vm_bps.add(v.bytes_per_second, {});
-    if (v.burst_iops) vm_biops.add(*v.burst_iops, {});
-    if (v.burst_bytes_per_second) vm_bbps.add(*v.burst_bytes_per_second, {});
-  }
+  if (caps.vm) emit_vm_caps(out, *caps.vm);
   LazyFamily vol_info(out, "diskperf_tier_volume_info",
                       "How a volume's caps are combined from its members: layout (striped: sum; linear, mirror: "
                       "smallest member), vm_bounded (true when the VM's uncached cap is lower).",

@@ -5,7 +5,10 @@
 // PerfCounters parse) and resolves the caps with config/cap_resolver.h.
 
 #include <memory>
+#include <mutex>
+#include <set>
 
+#include "collectors/azure/imds_watcher.h"
 #include "collectors/azure_collector.h"
 #include "collectors/block_view.h"
 #include "collectors/collector.h"
@@ -21,7 +24,7 @@ namespace diskperf {
 /// Gathers the facts for resolve_caps from the host (through `view`, shared with the queue and
 /// topology collectors of the scrape): every whole disk of <sysfs>/block (volumes excluded), its
 /// Azure LUNs and by-id names, the volumes, their layouts (dm tables of `view`'s volume scan, md/level),
-/// and the PerfCounters facts of `azure_parse` (may be null). Volumes are resolved when `filter`
+/// the PerfCounters facts of `azure_parse` and the IMDS document `imds` (either may be null). Volumes are resolved when `filter`
 /// accepts them (null: all). Fails only when /sys/block cannot be listed.
 struct GatheredCaps {
   std::optional<std::string> error;
@@ -29,7 +32,8 @@ struct GatheredCaps {
   std::map<std::string, std::string> kernel_names;  ///< probe target path -> kernel name (see probe_device)
 };
 GatheredCaps gather_caps(BlockView& view, const DeviceFilter* filter,
-                         std::shared_ptr<const PerfCountersParse> azure_parse, const TiersConfig& config);
+                         std::shared_ptr<const PerfCountersParse> azure_parse, const TiersConfig& config,
+                         const ImdsCompute* imds = nullptr);
 
 /// Kernel name of the block device a path is on: the device itself for a block device node
 /// (st_rdev), else the device holding the file (st_dev), through <sysfs>/dev/block/MAJ:MIN; a
@@ -51,13 +55,25 @@ struct ProbeCaps {
 std::vector<ProbeCaps> probe_caps(const std::vector<ProbeJob>& jobs, const ResolvedCaps& caps,
                                   const std::map<std::string, std::string>& kernel_names);
 
+/// Logs once per disk that IMDS lists but gives no caps for (Premium SSD v2), so that the operator
+/// knows to set them in tiers.disks; again only after the disk was gone or got caps.
+class ImdsNoCapsLog {
+ public:
+  void note(const ImdsCompute& imds, const ResolvedCaps& caps);
+
+ private:
+  std::mutex mu_;
+  std::set<std::string> logged_;  // guarded by mu_
+};
+
 class TierCollector final : public Collector {
  public:
-  /// `azure` may be null (the azure collector is disabled). `view` is shared with the queue and
-  /// topology collectors (its table source gives the dm tables); `paths` resolves probe targets to
-  /// their devices.
+  /// `azure` and `imds` may be null (disabled). `view` is shared with the queue and topology
+  /// collectors (its table source gives the dm tables); `paths` resolves probe targets to their
+  /// devices.
   TierCollector(std::shared_ptr<BlockView> view, HostPaths paths, std::shared_ptr<const DeviceFilter> filter,
-                std::shared_ptr<const AzureCollector> azure, TiersConfig config, std::vector<ProbeJob> probes = {});
+                std::shared_ptr<const AzureCollector> azure, TiersConfig config, std::vector<ProbeJob> probes = {},
+                std::shared_ptr<const ImdsWatcher> imds = nullptr);
   /// On its own (a BlockView of its own, without a scrape epoch, reading dm tables from `tables`).
   TierCollector(HostPaths paths, std::shared_ptr<const DeviceFilter> filter, std::shared_ptr<DmTableSource> tables,
                 std::shared_ptr<const AzureCollector> azure, TiersConfig config, std::vector<ProbeJob> probes = {});
@@ -71,6 +87,8 @@ class TierCollector final : public Collector {
   std::shared_ptr<const AzureCollector> azure_;
   TiersConfig config_;
   std::vector<ProbeJob> probes_;
+  std::shared_ptr<const ImdsWatcher> imds_;
+  ImdsNoCapsLog no_caps_log_;
 };
 
 /// Appends the diskperf_tier_* families for `caps` (exposed for tests and `check`).

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <functional>
 
+#include "config/imds_caps.h"
+
 namespace diskperf {
 namespace {
 
@@ -27,13 +29,41 @@ void set_burst(DiskCaps& c, const DiskTier& t, std::optional<bool> configured) {
   }
 }
 
+// The disk IMDS lists for `d`: the OS disk, or the data disk of one of its LUNs.
+const ImdsDisk* imds_disk_of(const DiskIdentity& d, const ImdsCompute* imds) {
+  if (!imds) return nullptr;
+  if (d.azure_os_disk) return imds->os_disk ? &*imds->os_disk : nullptr;
+  for (const ImdsDisk& disk : imds->data_disks)
+    for (unsigned lun : d.azure_luns)
+      if (disk.lun == lun) return &disk;
+  return nullptr;
+}
+
+bool set_from_imds(DiskCaps& c, const ImdsDisk& disk) {
+  ImdsTier t = imds_disk_tier(disk);
+  if (!t.tier) return false;
+  c.tier = t.tier->name;
+  c.family = t.tier->family;
+  c.source = CapSource::imds;
+  c.iops = t.tier->iops;
+  c.bytes_per_second = t.tier->bytes_per_second;
+  set_burst(c, *t.tier, std::nullopt);  // IMDS does not say whether on-demand bursting is enabled
+  return true;
+}
+
 std::optional<DiskCaps> resolve_disk(const DiskIdentity& d, const CapInputs& in) {
   const AzureDiskFacts* az = nullptr;
   if (in.azure)
     if (auto it = in.azure->disks.find(d.device); it != in.azure->disks.end()) az = &it->second;
+  const ImdsDisk* imds = imds_disk_of(d, in.imds);
   DiskCaps c;
   c.device = d.device;
   c.azure_lun = join_luns(d.azure_luns);
+  if (imds) {
+    c.caching = imds->caching;
+    c.azure_disk_name = imds->name;
+    c.write_accelerator = imds->write_accelerator ? "true" : "false";
+  }
   if (az) {
     c.caching = az->caching;
     c.azure_disk_name = az->disk_name;
@@ -64,6 +94,7 @@ std::optional<DiskCaps> resolve_disk(const DiskIdentity& d, const CapInputs& in)
     }
     return c;
   }
+  if (imds && set_from_imds(c, *imds)) return c;
   return std::nullopt;
 }
 
@@ -71,14 +102,19 @@ std::optional<VmCaps> from_size(const VmSize& v, CapSource source) {
   VmCaps c;
   c.vm_size = v.name;
   c.source = source;
+  c.disk_controller = v.disk_controller;
   c.iops = v.uncached_iops;
   c.bytes_per_second = v.uncached_bytes_per_second;
   c.burst_iops = v.burst_uncached_iops;
   c.burst_bytes_per_second = v.burst_uncached_bytes_per_second;
+  c.cached_iops = v.cached_iops;
+  c.cached_bytes_per_second = v.cached_bytes_per_second;
+  c.max_data_disks = v.max_data_disks;
   return c;
 }
 
 std::optional<VmCaps> lookup_size(const std::string& name, const TiersConfig* cfg) {
+  if (name.empty()) return std::nullopt;
   if (cfg)
     if (const VmSize* v = find_vm_size(cfg->vm_sizes, name)) return from_size(*v, CapSource::config);
   if (const VmSize* v = find_vm_size(builtin_vm_sizes(), name)) return from_size(*v, CapSource::builtin);
@@ -87,21 +123,24 @@ std::optional<VmCaps> lookup_size(const std::string& name, const TiersConfig* cf
 
 std::optional<VmCaps> resolve_vm(const CapInputs& in) {
   if (in.config && in.config->vm_size) return lookup_size(*in.config->vm_size, in.config);
-  if (!in.azure) return std::nullopt;
-  const std::string size = in.azure->instance_type ? in.azure->instance_type->value : "";
-  if (in.azure->vm_iops && in.azure->vm_mb_per_s) {
+  const std::string instance_type = in.azure && in.azure->instance_type ? in.azure->instance_type->value : "";
+  const std::string imds_size = in.imds ? in.imds->vm_size : "";
+  if (in.azure && in.azure->vm_iops && in.azure->vm_mb_per_s) {
+    const std::string& size = instance_type.empty() ? imds_size : instance_type;
     VmCaps c;
+    // PerfCounters gives only the uncached caps: the rest from the table row of the same size.
+    if (auto known = lookup_size(size, in.config)) c = *known;
     c.vm_size = size;
     c.source = CapSource::perfcounters;
     c.iops = *in.azure->vm_iops;
     c.bytes_per_second = *in.azure->vm_mb_per_s * kMB;
-    if (auto known = lookup_size(size, in.config)) {  // PerfCounters has no burst caps
-      c.burst_iops = known->burst_iops;
-      c.burst_bytes_per_second = known->burst_bytes_per_second;
-    }
     return c;
   }
-  if (!size.empty()) return lookup_size(size, in.config);
+  if (auto c = lookup_size(instance_type, in.config)) return c;
+  if (auto c = lookup_size(imds_size, in.config)) {
+    c->source = CapSource::imds;
+    return c;
+  }
   return std::nullopt;
 }
 
@@ -112,12 +151,31 @@ struct Pair {
   bool bursts = false;
 };
 
+// Bounds a volume's caps by the VM's, each only where the VM's cap is known (burst: the VM's burst
+// cap, else its uncached cap). True when a VM uncached cap is below the members' combined caps.
+bool bound_by_vm(Pair& p, const VmCaps& vm) {
+  bool bounded = false;
+  if (vm.iops) {
+    bounded = bounded || *vm.iops < p.iops;
+    p.iops = std::min(p.iops, *vm.iops);
+  }
+  if (vm.bytes_per_second) {
+    bounded = bounded || *vm.bytes_per_second < p.bps;
+    p.bps = std::min(p.bps, *vm.bytes_per_second);
+  }
+  if (auto b = vm.burst_iops ? vm.burst_iops : vm.iops) p.burst_iops = std::min(p.burst_iops, *b);
+  if (auto b = vm.burst_bytes_per_second ? vm.burst_bytes_per_second : vm.bytes_per_second)
+    p.burst_bps = std::min(p.burst_bps, *b);
+  return bounded;
+}
+
 }  // namespace
 
 std::string_view to_string(CapSource s) {
   switch (s) {
     case CapSource::config: return "config";
     case CapSource::perfcounters: return "perfcounters";
+    case CapSource::imds: return "imds";
     case CapSource::builtin: break;
   }
   return "builtin";
@@ -200,14 +258,7 @@ ResolvedCaps resolve_caps(const CapInputs& in) {
         acc->bursts = acc->bursts && p->bursts;
       }
     }
-    if (out.vm) {
-      const VmCaps& vm = *out.vm;
-      if (vm.iops < acc->iops || vm.bytes_per_second < acc->bps) vc.vm_bounded = true;
-      acc->iops = std::min(acc->iops, vm.iops);
-      acc->bps = std::min(acc->bps, vm.bytes_per_second);
-      acc->burst_iops = std::min(acc->burst_iops, vm.burst_iops.value_or(vm.iops));
-      acc->burst_bps = std::min(acc->burst_bps, vm.burst_bytes_per_second.value_or(vm.bytes_per_second));
-    }
+    if (out.vm) vc.vm_bounded = bound_by_vm(*acc, *out.vm);
     vc.iops = acc->iops;
     vc.bytes_per_second = acc->bps;
     if (acc->bursts) {

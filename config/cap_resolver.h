@@ -5,17 +5,20 @@
 //  - disk: the first tiers.disks rule that matches (source `builtin` for a built-in tier, `config`
 //    for a custom tier or per-disk Premium SSD v2 / Ultra caps); else the PerfCounters disk;SLA and
 //    disk;SLA Throughput (source `perfcounters`, tier recognised from the built-in table when the
-//    caps are a P tier's, e.g. "P40/P50"); else no caps.
+//    caps are a P tier's, e.g. "P40/P50"); else the IMDS disk of the same LUN, or the OS disk
+//    (source `imds`, config/imds_caps.h); else no caps.
 //  - bursting: credit tiers burst unless the rule says `bursting: false`; on-demand tiers (and
 //    custom tiers) only with `bursting: true`. Burst caps are set only when bursting is on.
 //  - VM: tiers.vm_size (a tiers.vm_sizes entry: source `config`; built in: `builtin`); else the
-//    PerfCounters VM SLA lines (`perfcounters`); else the Instance Type looked up in the tables.
+//    PerfCounters VM SLA lines (`perfcounters`); else the Instance Type looked up in the tables;
+//    else the IMDS vmSize looked up in the tables (`imds`).
 //  - volume (Microsoft "disks-performance": a striped volume can reach the sum of its members'
 //    caps, bounded by the VM's uncached cap): striped (dm `striped`, md raid0) = sum of the
 //    members' caps; linear (dm `linear` / `crypt` segments, md linear) = the smallest member's cap,
 //    what any extent of the volume is served at (a single-member volume: exactly its member's);
 //    mirror (md raid1) = the smallest member's (every write goes to all members). Every volume cap
-//    is then bounded by the VM's uncached cap (burst: the VM's burst cap, else its uncached cap).
+//    is then bounded by the VM's uncached cap (burst: the VM's burst cap, else its uncached cap),
+//    each cap only where the VM's is known.
 //    Stacks are resolved level by level; a member without caps leaves the volume without caps.
 
 #include <map>
@@ -23,6 +26,7 @@
 #include <string>
 #include <vector>
 
+#include "collectors/azure/imds_document.h"
 #include "collectors/azure_facts.h"
 #include "collectors/volume_topology.h"
 #include "config/tiers_config.h"
@@ -31,7 +35,7 @@
 namespace diskperf {
 
 /// Where a cap's numbers came from (the `source` label).
-enum class CapSource { config, perfcounters, builtin };
+enum class CapSource { config, perfcounters, builtin, imds };
 std::string_view to_string(CapSource s);
 
 /// A whole disk and its stable names (collectors/stable_names.h).
@@ -39,6 +43,7 @@ struct DiskIdentity {
   std::string device;               ///< kernel name
   std::vector<unsigned> azure_luns;
   std::vector<std::string> by_id;
+  bool azure_os_disk = false;
 };
 
 struct DiskCaps {
@@ -53,15 +58,20 @@ struct DiskCaps {
   std::optional<double> burst_iops, burst_bytes_per_second;
   std::string caching;    ///< tiers.disks caching, else PerfCounters disk;Caching, else ""
   std::string azure_lun;  ///< comma-separated LUNs, "" off Azure
-  std::string azure_disk_name;  ///< PerfCounters managed disk name
+  std::string azure_disk_name;  ///< PerfCounters, else IMDS, managed disk name
+  std::string write_accelerator;  ///< IMDS writeAcceleratorEnabled: "true", "false"; "" unknown
 };
 
+/// The VM's size and its remote-disk caps; a cap the source does not give is unset (no bound).
 struct VmCaps {
   std::string vm_size;
   CapSource source = CapSource::builtin;
-  double iops = 0;              ///< uncached
-  double bytes_per_second = 0;  ///< uncached
+  std::string disk_controller;           ///< "NVMe", "SCSI, NVMe", "" (SCSI or unknown)
+  std::optional<double> iops;              ///< uncached
+  std::optional<double> bytes_per_second;  ///< uncached
   std::optional<double> burst_iops, burst_bytes_per_second;
+  std::optional<double> cached_iops, cached_bytes_per_second;
+  std::optional<unsigned> max_data_disks;
 };
 
 /// How a volume spreads I/O over its members.
@@ -81,6 +91,7 @@ struct CapInputs {
   std::vector<DiskIdentity> disks;
   const AzureFacts* azure = nullptr;    ///< may be null (no PerfCounters)
   const TiersConfig* config = nullptr;  ///< may be null
+  const ImdsCompute* imds = nullptr;    ///< may be null (IMDS off or not answered yet)
   std::map<std::string, VolumeInfo> volumes;
   std::map<std::string, VolumeLayout> layouts;  ///< per volume, from dm tables / md level
   std::vector<std::string> volumes_wanted;      ///< volumes to resolve (filtered); others only as members

@@ -9,6 +9,7 @@
 
 #include "collectors/device_filter.h"
 #include "config/yaml_error.h"
+#include "config/yaml_limits.h"
 
 namespace diskperf {
 namespace {
@@ -54,6 +55,34 @@ class Validator {
     return n.Scalar();
   }
 };
+
+// A duration within [lo, hi] ("2s", "10m"), in milliseconds.
+std::optional<std::chrono::milliseconds> bounded_duration(const YAML::Node& n, Validator& v, const std::string& where,
+                                                          std::chrono::milliseconds lo, std::chrono::milliseconds hi) {
+  if (!n) return std::nullopt;
+  const auto d = n.IsScalar() ? parse_duration(n.Scalar()) : std::nullopt;
+  if (!d || *d < lo || *d > hi) {
+    v.error(n, where + " must be a duration from " + std::to_string(lo.count()) + "ms to " +
+                   std::to_string(hi.count()) + "ms (e.g. 2s, 10m)");
+    return std::nullopt;
+  }
+  return std::chrono::duration_cast<std::chrono::milliseconds>(*d);
+}
+
+void parse_imds_keys(const YAML::Node& az, Validator& v, AzureConfig& out) {
+  if (const YAML::Node m = az["imds"]) {
+    if (m.IsScalar() && (m.Scalar() == "auto" || m.Scalar() == "on" || m.Scalar() == "off")) out.imds = m.Scalar();
+    else v.error(m, "collectors.azure.imds must be auto, on or off");
+  }
+  if (const YAML::Node u = az["imds_url"]) {
+    if (u.IsScalar() && u.Scalar().rfind("http://", 0) == 0) out.imds_url = u.Scalar();
+    else v.error(u, "collectors.azure.imds_url must be a plain HTTP URL (http://...)");
+  }
+  out.imds_timeout = bounded_duration(az["imds_timeout"], v, "collectors.azure.imds_timeout",
+                                      std::chrono::milliseconds(100), std::chrono::minutes(1));
+  out.imds_refresh = bounded_duration(az["imds_refresh"], v, "collectors.azure.imds_refresh",
+                                      std::chrono::seconds(10), std::chrono::hours(24));
+}
 
 // Reads one entry of the `probes:` list into a ProbeJob, reporting every
 // problem at its key's position.
@@ -175,7 +204,9 @@ std::optional<ProbeJob> parse_probe(const YAML::Node& n, Validator& v, std::set<
   duration("jitter", job.jitter);
   if (job.jitter > job.interval) v.error(n["jitter"], where("jitter") + " must not exceed interval");
   duration("timeout", job.timeout);
-  if (job.timeout.count() <= 0) v.error(n["timeout"], where("timeout") + " must be > 0");
+  if (job.timeout.count() <= 0 || job.timeout > kMaxProbeTimeout)
+    v.error(n["timeout"], where("timeout") + " must be > 0 and at most " + std::to_string(kMaxProbeTimeout.count()) +
+                              "s (stopping the daemon waits up to about one timeout for the probe's I/O)");
   if (auto d = number("max_duty_cycle")) {
     if (*d <= 0 || *d > 1) v.error(n["max_duty_cycle"], where("max_duty_cycle") + " must be in (0, 1]");
     else job.max_duty_cycle = *d;
@@ -216,6 +247,12 @@ namespace {
 
 ConfigResult parse_config_unguarded(std::string_view text) {
   ConfigResult result;
+  // A file past the caps is refused before yaml-cpp builds its tree, which takes far more memory
+  // than the text.
+  if (auto too_big = check_yaml_limits(text)) {
+    result.errors.push_back(std::move(*too_big));
+    return result;
+  }
   YAML::Node root;
   try {
     root = YAML::Load(std::string(text));
@@ -235,8 +272,10 @@ ConfigResult parse_config_unguarded(std::string_view text) {
           cfg.diskstats.device_exclude = v.regex(ds["device_exclude"], "collectors.diskstats.device_exclude");
         }
         const YAML::Node az = collectors["azure"];
-        if (az && v.expect_map(az, "collectors.azure", {"perfcounters_file"})) {
+        if (az && v.expect_map(az, "collectors.azure",
+                               {"perfcounters_file", "imds", "imds_url", "imds_timeout", "imds_refresh"})) {
           cfg.azure.perfcounters_file = v.path_or_empty(az["perfcounters_file"], "collectors.azure.perfcounters_file");
+          parse_imds_keys(az, v, cfg.azure);
         }
       }
       const YAML::Node probes = root["probes"];

@@ -8,6 +8,10 @@
 //       device_exclude: '^loop'
 //     azure:
 //       perfcounters_file: /var/lib/AzureEnhancedMonitor/PerfCounters  # '' disables
+//       imds: auto                # Instance Metadata Service: auto (on an Azure VM), on, off
+//       imds_url: http://169.254.169.254
+//       imds_timeout: 2s          # 100ms .. 1m
+//       imds_refresh: 10m         # 10s .. 24h
 //   probes:                       # synthetic direct-I/O probes (docs/probes.md)
 //     - name: data_8k             # the `probe` label; [A-Za-z0-9_.-]+, unique
 //       preset: db_page_8k        # optional shape preset (probes/probe_job.h)
@@ -19,7 +23,7 @@
 //       rate_iops: 500            # optional
 //       interval: 60s
 //       jitter: 5s
-//       timeout: 10s              # default 10s
+//       timeout: 10s              # default 10s, at most 60s
 //       offset: 0
 //       size: 1g                  # region; 0 or absent: to the end
 //       file_size: 64m            # probe file size for a directory target
@@ -29,6 +33,7 @@
 //
 // Unknown keys are errors, so a typo is caught instead of silently ignored.
 
+#include <chrono>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -47,6 +52,9 @@ struct DiskstatsConfig {
 /// The azure collector (collectors/azure_collector.h).
 struct AzureConfig {
   std::optional<std::string> perfcounters_file;  ///< absolute path, or "" to disable
+  std::optional<std::string> imds;               ///< auto, on, off
+  std::optional<std::string> imds_url;           ///< http://...
+  std::optional<std::chrono::milliseconds> imds_timeout, imds_refresh;
 };
 
 /// A validated configuration. Immutable once built.

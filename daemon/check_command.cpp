@@ -12,6 +12,7 @@
 #include "collectors/azure_collector.h"
 #include "collectors/dm_table_source.h"
 #include "collectors/tier_collector.h"
+#include "daemon/imds_slot.h"
 #include "daemon/reloader.h"
 #include "probes/probe_run.h"
 #include "probes/probe_target.h"
@@ -85,6 +86,17 @@ std::optional<DiskTierRule> rule_from_spec(const std::string& spec, const TiersC
     return std::nullopt;
   }
   return r;
+}
+
+// The IMDS document, asked once (null when IMDS is off or fails: the failure is said on `err`).
+std::shared_ptr<const ImdsCompute> ask_imds_once(const Options& global, const Config& cfg, std::ostream& err) {
+  const std::optional<ImdsOptions> options = imds_options(global, cfg);
+  if (!options) return nullptr;
+  ImdsWatcher watcher(*options, global.paths.sysfs);
+  watcher.refresh_once();
+  const auto state = watcher.state();
+  if (!state->up) err << "check: azure imds: " << state->last_error << " (caps from IMDS left out)\n";
+  return state->compute;
 }
 
 }  // namespace
@@ -173,15 +185,15 @@ int run_check_command(const CheckCommandOptions& o, const Options& global, std::
     err << "check: --runtime '" << o.runtime << "' is not a positive duration\n";
     return 2;
   }
-  TiersConfig cfg;
-  std::optional<std::string> config_perfcounters;
+  Config full;
   if (!global.config_file.empty()) {
     ConfigResult r = load_config_file(global.config_file);
     for (const auto& e : r.errors) err << (e.line > 0 ? e.to_string(global.config_file) : e.message) << "\n";
     if (!r.config) return 2;
-    cfg = r.config->tiers;
-    config_perfcounters = r.config->azure.perfcounters_file;
+    full = std::move(*r.config);
   }
+  TiersConfig& cfg = full.tiers;
+  const std::optional<std::string>& config_perfcounters = full.azure.perfcounters_file;
   // --disk rules go first (they win over the config's).
   std::vector<DiskTierRule> cli_rules;
   std::map<std::string, std::string> paths_by_device;
@@ -211,7 +223,8 @@ int run_check_command(const CheckCommandOptions& o, const Options& global, std::
   if (global.dm_table_dir.empty()) tables = std::make_shared<LibDevmapperTableSource>(global.paths.devfs);
   else tables = std::make_shared<DirectoryDmTableSource>(global.dm_table_dir);
   BlockView view(global.paths, nullptr, nullptr, std::move(tables));
-  GatheredCaps g = gather_caps(view, nullptr, azure_parse, cfg);
+  std::shared_ptr<const ImdsCompute> imds = ask_imds_once(global, full, err);
+  GatheredCaps g = gather_caps(view, nullptr, azure_parse, cfg, imds.get());
   if (g.error) {
     err << "check: " << *g.error << "\n";
     return 2;
@@ -229,8 +242,8 @@ int run_check_command(const CheckCommandOptions& o, const Options& global, std::
     for (const auto& [vol, c] : g.caps.volumes) items.push_back({vol, join_path(global.paths.devfs, vol)});
   }
   if (items.empty()) {
-    err << "check: no disk with a known tier: give --disk PATH=TIER, tiers.disks in --config, or run on an Azure VM "
-           "with the Enhanced Monitoring extension\n";
+    err << "check: no disk with a known tier: give --disk PATH=TIER or tiers.disks in --config; on an Azure VM, "
+           "the Instance Metadata Service (--azure.imds) or the Enhanced Monitoring extension names them\n";
     return 2;
   }
 

@@ -1,5 +1,6 @@
 #include "daemon/cli.h"
 
+#include "collectors/azure/imds_client.h"
 #include "collectors/device_filter.h"
 #include "probes/probe_job.h"
 
@@ -14,6 +15,40 @@ namespace {
 std::string duration_error(const std::string& value) {
   return "'" + value + "' is not a duration: one number and one unit of ns, us, ms, s, m, h (90s, 1.5m, 10m), "
          "a bare number of seconds, or 0";
+}
+
+// A duration flag within [lo, hi], stored in milliseconds.
+void add_duration_flag(CLI::App& app, const std::string& name, std::optional<std::chrono::milliseconds>& into,
+                       const std::string& help, const std::string& default_str, std::chrono::milliseconds lo,
+                       std::chrono::milliseconds hi) {
+  app.add_option_function<std::string>(
+         name, [&into](const std::string& s) {
+           into = std::chrono::duration_cast<std::chrono::milliseconds>(*parse_duration(s));
+         }, help)
+      ->default_str(default_str)
+      ->check([lo, hi, default_str](const std::string& s) -> std::string {
+        const auto d = parse_duration(s);
+        if (!d) return duration_error(s);
+        if (*d < lo || *d > hi)
+          return "'" + s + "' is outside " + std::to_string(lo.count()) + "ms.." + std::to_string(hi.count()) + "ms";
+        return "";
+      });
+}
+
+void add_imds_flags(CLI::App& app, Options& o) {
+  app.add_option("--azure.imds", o.azure_imds_mode,
+                 "Ask the Azure Instance Metadata Service for the VM size and disks: auto (only on an Azure VM, "
+                 "by its DMI vendor and asset tag), on, off")
+      ->default_str("auto")
+      ->check(CLI::IsMember({"auto", "on", "off"}));
+  app.add_option("--azure.imds-url", o.azure_imds_url, "Base URL of the Instance Metadata Service (plain HTTP)")
+      ->default_str(kDefaultImdsUrl)
+      ->check([](const std::string& u) { return u.rfind("http://", 0) == 0 ? "" : "must start with http://"; });
+  add_duration_flag(app, "--azure.imds-timeout", o.azure_imds_timeout, "Longest an IMDS request may take", "2s",
+                    std::chrono::milliseconds(100), std::chrono::minutes(1));
+  add_duration_flag(app, "--azure.imds-refresh", o.azure_imds_refresh,
+                    "How often IMDS is asked again (also soon after a block device appears or goes)", "10m",
+                    std::chrono::seconds(10), std::chrono::hours(24));
 }
 
 }  // namespace
@@ -92,8 +127,9 @@ ParsedCommandLine parse_command_line(int argc, const char* const* argv) {
       ->expected(0, 1)
       ->check(valid_regex);
   app.add_option("--collector.diskstats.device-exclude", o.diskstats_device_exclude,
-                 "Regex of devices to exclude (default, when neither is set: "
-                 "^(z?ram|loop|fd|(h|s|v|xv)d[a-z]+|nvme\\d+n\\d+p)\\d+$); empty: none")
+                 "Regex of devices to exclude (default, when neither is set: ^(z?ram|loop|fd)\\d+$ and "
+                 "partitions, as sysfs tells; by name ^((h|s|v|xv)d[a-z]+|nvme\\d+n\\d+p)\\d+$ without "
+                 "a sysfs entry); empty: none")
       ->expected(0, 1)
       ->check(valid_regex);
 
@@ -122,6 +158,8 @@ ParsedCommandLine parse_command_line(int argc, const char* const* argv) {
                  "(default: /var/lib/AzureEnhancedMonitor/PerfCounters)")
       ->expected(0, 1)      // `--azure.perfcounters-file=` (empty) is a valid value
       ->default_str("");
+
+  add_imds_flags(app, o);
 
   CLI::App* serve = app.add_subcommand("serve", "Run the exporter daemon (the default)");
   CLI::App* metrics = app.add_subcommand("metrics", "Gather once, print the exposition text on stdout, exit");

@@ -61,6 +61,9 @@ struct Options {
   std::optional<std::string> diskstats_device_include;
   std::optional<std::string> diskstats_device_exclude;
   std::optional<std::string> azure_perfcounters_file;  ///< set only when given; "" disables
+  /// --azure.imds*: set only when given (else the config's, else the defaults of ImdsOptions).
+  std::optional<std::string> azure_imds_mode, azure_imds_url;
+  std::optional<std::chrono::milliseconds> azure_imds_timeout, azure_imds_refresh;
   std::string dm_table_dir;  ///< --collector.topology.dm-table-dir; empty: live tables (libdevmapper)
   /// --collector.queue.settings-max-age (0: every scrape).
   std::chrono::nanoseconds queue_settings_max_age = QueueCollector::kDefaultSettingsMaxAge;

@@ -1,5 +1,6 @@
 #include "daemon/collector_set.h"
 
+#include "collectors/azure/imds_collector.h"
 #include "collectors/azure_collector.h"
 #include "collectors/block_view.h"
 #include "collectors/diskstats_collector.h"
@@ -16,7 +17,7 @@ namespace diskperf {
 std::vector<std::shared_ptr<Collector>> build_collectors(const Options& o, const Config& cfg,
                                                          const std::shared_ptr<ProbeScheduler>& probes,
                                                          std::shared_ptr<const ScrapeEpoch> epoch,
-                                                         std::size_t scrape_threads) {
+                                                         std::size_t scrape_threads, ImdsSlot* imds_slot) {
   auto include = o.diskstats_device_include ? o.diskstats_device_include : cfg.diskstats.device_include;
   auto exclude = o.diskstats_device_exclude ? o.diskstats_device_exclude : cfg.diskstats.device_exclude;
   auto filter = std::make_shared<const DeviceFilter>(include, exclude);
@@ -44,9 +45,13 @@ std::vector<std::shared_ptr<Collector>> build_collectors(const Options& o, const
     azure = std::make_shared<AzureCollector>(perfcounters);
     collectors.push_back(azure);
   }
+  std::shared_ptr<const ImdsWatcher> imds;
+  if (imds_slot) imds = imds_slot->apply(imds_options(o, cfg), o.paths.sysfs);
+  if (imds) collectors.push_back(std::make_shared<ImdsCollector>(imds));
   // After azure, whose fresh parse it reads in the same scrape.
   if (on.tier)
-    collectors.push_back(std::make_shared<TierCollector>(view, o.paths, filter, azure, cfg.tiers, cfg.probes));
+    collectors.push_back(
+        std::make_shared<TierCollector>(view, o.paths, filter, azure, cfg.tiers, cfg.probes, std::move(imds)));
   probes->apply(cfg.probes);
   if (!cfg.probes.empty()) collectors.push_back(std::make_shared<ProbeCollector>(probes));
   return collectors;
@@ -59,6 +64,8 @@ std::vector<ConfigError> check_config_on_host(const Options& o, const Config& cf
     std::vector<std::string> problems;
     if (!target.error.empty()) problems.push_back(target.error);
     else problems = check_job_against_target(job, target);
+    if (std::string foreign = existing_probe_file_error(job, target.kind); !foreign.empty())
+      problems.push_back(foreign);
     for (auto& p : problems)
       errors.push_back({job.config_line, job.config_column, "probe '" + job.name + "': " + p});
   }

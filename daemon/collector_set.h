@@ -9,6 +9,7 @@
 #include "collectors/scrape_epoch.h"
 #include "config/config.h"
 #include "daemon/cli.h"
+#include "daemon/imds_slot.h"
 #include "probes/scheduler.h"
 
 namespace diskperf {
@@ -21,16 +22,18 @@ namespace diskperf {
 /// topology and tier collectors share one BlockView (collectors/block_view.h)
 /// that reads /sys/block once per `epoch` (the Gatherer's; may be null).
 /// `scrape_threads`: the Gatherer's; the queue collector reads its devices'
-/// files on as many threads.
+/// files on as many threads. `imds` (may be null: no IMDS) keeps the IMDS
+/// watcher across reloads.
 std::vector<std::shared_ptr<Collector>> build_collectors(const Options& options, const Config& config,
                                                          const std::shared_ptr<ProbeScheduler>& probes,
                                                          std::shared_ptr<const ScrapeEpoch> epoch = nullptr,
-                                                         std::size_t scrape_threads = 1);
+                                                         std::size_t scrape_threads = 1, ImdsSlot* imds = nullptr);
 
 /// Checks `config` against this host: every probe job's target exists and
 /// the job is safe and fits it (probes/probe_target.h: no writes to a block
 /// device, bs a multiple of the logical block size, region inside the
-/// target). Reads nothing but metadata and writes nothing.
+/// target), and what is already at a write job's probe file path is the
+/// exporter's own file. Reads nothing but metadata and writes nothing.
 std::vector<ConfigError> check_config_on_host(const Options& options, const Config& config);
 
 }  // namespace diskperf

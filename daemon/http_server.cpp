@@ -20,6 +20,7 @@
 
 #include "daemon/basic_auth.h"
 #include "daemon/exposition.h"
+#include "daemon/listener_wake.h"
 #include "collectors/large_stack.h"
 #include "daemon/process_setup.h"
 #include "daemon/tls.h"
@@ -371,6 +372,7 @@ HttpServer::HttpServer(const HttpOptions& o, std::shared_ptr<const Gatherer> gat
   for (const auto& [k, v] : o.web.headers) headers += k + ": " + v + "\r\n";
   handlers_ = std::make_unique<Handlers>(o, std::move(headers), std::move(gatherer), std::move(reload));
   std::string port = civetweb_listening_port(o.listen_address);
+  wake_host_ = listen_host(o.listen_address);
   CivetCallbacks callbacks{};
   // A worker's stack pages touched by a request stay resident after it: 256
   // workers take requests in turn, so all of them end up with the deepest
@@ -415,7 +417,11 @@ HttpServer::HttpServer(const HttpOptions& o, std::shared_ptr<const Gatherer> gat
 }
 
 HttpServer::~HttpServer() {
-  if (server_) server_->close();
+  if (!server_) return;
+  const std::vector<int> ports = server_->getListeningPorts();
+  std::unique_ptr<ListenerWake> wake;
+  if (!ports.empty()) wake = std::make_unique<ListenerWake>(wake_host_, ports.front());
+  server_->close();
 }
 
 std::vector<int> HttpServer::listening_ports() const { return server_->getListeningPorts(); }

@@ -62,6 +62,7 @@ class HttpServer {
   std::unique_ptr<Handlers> handlers_;
   std::optional<TlsServerConfig> tls_;  // read by CivetWeb's init_ssl callback
   std::unique_ptr<CivetServer> server_;
+  std::string wake_host_;  // where ListenerWake connects while the server closes
 };
 
 }  // namespace diskperf

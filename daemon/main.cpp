@@ -102,15 +102,18 @@ int main(int argc, char** argv) {
   const std::size_t scrape_threads = std::thread::hardware_concurrency() >= 2 ? 2 : 1;
   auto gatherer = std::make_shared<Gatherer>(std::vector<std::unique_ptr<Collector>>{}, epoch, scrape_threads);
   auto probes = std::make_shared<ProbeScheduler>(o.paths);  // runs jobs only once started (serve)
+  // `metrics` asks IMDS once, in this thread, before it gathers; `serve` in the background.
+  ImdsSlot imds(o.command == Command::serve);
   std::shared_ptr<ConfigReloader> reloader;
   reloader = std::make_shared<ConfigReloader>(o.config_file, [&](const Config& cfg) {
-    auto collectors = build_collectors(o, cfg, probes, epoch, scrape_threads);
+    auto collectors = build_collectors(o, cfg, probes, epoch, scrape_threads, &imds);
     collectors.push_back(reloader);
     gatherer->set_collectors(std::move(collectors));
   }, [&](const Config& cfg) { return check_config_on_host(o, cfg); });
   if (!reloader->reload().empty()) return 1;  // no good config to start with
 
   if (o.command == Command::metrics) {
+    if (auto w = imds.current()) w->refresh_once();
     std::cout << to_text(gatherer->Collect()) << std::flush;
     if (!std::cout) {  // e.g. a full disk: a cut exposition must not look like success
       spdlog::error("metrics: cannot write the exposition to standard output");
@@ -139,6 +142,7 @@ int main(int argc, char** argv) {
   notify_ready("serving " + o.http.telemetry_path + " on port " + std::to_string(ports.empty() ? 0 : ports.front()));
   int rc = run_main_loop(*reloader);
   notify_stopping();
+  imds.stop();     // a request in flight is cancelled
   probes->stop();  // no new runs; I/O in flight awaited up to its timeout
   http.reset();
   spdlog::info("stopped");

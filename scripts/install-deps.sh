@@ -7,7 +7,7 @@ set -euo pipefail
 
 build_pkgs=(build-essential cmake pkg-config git prometheus-cpp-dev libcivetweb-dev zlib1g-dev
   libaio-dev libyaml-cpp-dev libspdlog-dev libfmt-dev libcli11-dev libsystemd-dev libssl-dev libcrypt-dev
-  libdevmapper-dev libre2-dev nlohmann-json3-dev)
+  libdevmapper-dev libre2-dev nlohmann-json3-dev libcurl4-openssl-dev)
 test_pkgs=(catch2 curl util-linux bsdutils iproute2 fio prometheus systemd openssl
   clang libclang-rt-14-dev  # clang, libclang-rt: libFuzzer targets (tests/fuzz/run.sh)
   prometheus-node-exporter python3)  # bench/scrape_vs_node_exporter, run small (e2e scrape_bench_smoke)

@@ -34,6 +34,7 @@ free_port() {
 # port; sets EXPORTER_PID, EXPORTER_PORT, EXPORTER_LOG.
 start_exporter() {
   EXPORTER_LOG="$E2E_TMP/exporter.$RANDOM.log"
+  : >"$EXPORTER_LOG"  # exists before the loop below reads it, whenever the background job starts
   "$DISKPERF_EXPORTER" --web.listen-address=127.0.0.1:0 "$@" >"$EXPORTER_LOG" 2>&1 &
   EXPORTER_PID=$!
   on_exit "kill $EXPORTER_PID; wait $EXPORTER_PID"
@@ -129,3 +130,28 @@ start_prometheus() {
 query() {
   curl -fsS --max-time 5 "http://127.0.0.1:$PROM_PORT/api/v1/query" --data-urlencode "query=$1" 2>/dev/null || true
 }
+
+# start_fake_imds DOCUMENT: the stand-in for the Azure Instance Metadata Service
+# (tests/tools/fake_imds.py) on 127.0.0.1, answering with DOCUMENT (re-read at each
+# request); sets IMDS_PORT, IMDS_MODE_FILE (write ok, 500, 429, garbage, slow or hang
+# to it) and IMDS_COUNT_FILE (requests received). Stopped on exit.
+start_fake_imds() {
+  command -v python3 >/dev/null || fail "python3 not installed (Debian package python3)"
+  IMDS_MODE_FILE="$E2E_TMP/imds.mode" IMDS_COUNT_FILE="$E2E_TMP/imds.count"
+  echo ok >"$IMDS_MODE_FILE"
+  rm -f "$E2E_TMP/imds.port"
+  python3 "$(dirname "${BASH_SOURCE[0]}")/../tools/fake_imds.py" --document "$1" --port-file "$E2E_TMP/imds.port" \
+    --mode-file "$IMDS_MODE_FILE" --count-file "$IMDS_COUNT_FILE" >"$E2E_TMP/imds.log" 2>&1 &
+  local pid=$!
+  on_exit "kill $pid; wait $pid"
+  for _ in $(seq 1 100); do
+    IMDS_PORT=$(cat "$E2E_TMP/imds.port" 2>/dev/null || true)
+    [ -n "$IMDS_PORT" ] && return 0
+    kill -0 "$pid" 2>/dev/null || { cat "$E2E_TMP/imds.log" >&2; fail "fake IMDS exited at start"; }
+    sleep 0.05
+  done
+  fail "fake IMDS did not report its port"
+}
+
+# imds_requests: how many requests the fake IMDS received.
+imds_requests() { cat "$IMDS_COUNT_FILE" 2>/dev/null || echo 0; }

@@ -11,7 +11,7 @@ src=$(cd "$(dirname "$0")/../.." && pwd)
 build=${FUZZ_BUILD_DIR:-$src/build-fuzz}
 secs=${FUZZ_SECONDS:-30}
 targets=("$@")
-[ ${#targets[@]} -eq 0 ] && targets=(fuzz_diskstats fuzz_queue fuzz_dm_table fuzz_perfcounters fuzz_config fuzz_web_config)
+[ ${#targets[@]} -eq 0 ] && targets=(fuzz_diskstats fuzz_queue fuzz_dm_table fuzz_perfcounters fuzz_config fuzz_web_config fuzz_imds)
 
 t0=$(date +%s)
 CC=clang CXX=clang++ cmake -S "$src/tests/fuzz" -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
@@ -22,12 +22,13 @@ echo "fuzz: build took $(($(date +%s) - t0)) s" >&2
 seeds=$(mktemp -d "${TMPDIR:-/tmp}/diskperf-fuzz.XXXXXX")
 trap 'rm -rf "$seeds"' EXIT
 bash "$src/tests/fixtures/make_sysfs_fixtures.sh" "$seeds/sysfs" >/dev/null
-mkdir -p "$seeds"/{fuzz_diskstats,fuzz_queue,fuzz_dm_table,fuzz_perfcounters,fuzz_config,fuzz_web_config}
+mkdir -p "$seeds"/{fuzz_diskstats,fuzz_queue,fuzz_dm_table,fuzz_perfcounters,fuzz_config,fuzz_web_config,fuzz_imds}
 i=0
 while IFS= read -r f; do cp "$f" "$seeds/fuzz_diskstats/$((i++))"; done < <(find "$src/tests/fixtures" -name diskstats -type f)
 while IFS= read -r f; do cp "$f" "$seeds/fuzz_queue/$((i++))"; done < <(find "$seeds/sysfs" -path '*/sys/*' -type f -size -4k)
 while IFS= read -r f; do cp "$f" "$seeds/fuzz_dm_table/$((i++))"; done < <(find "$seeds/sysfs" -path '*/dmtables/*' -type f)
-cp "$src"/tests/fixtures/azure/* "$seeds/fuzz_perfcounters/"
+cp "$src"/tests/fixtures/azure/PerfCounters.* "$seeds/fuzz_perfcounters/"
+cp "$src"/tests/fixtures/azure/imds/*.json "$src"/tests/fuzz/seeds/imds/* "$seeds/fuzz_imds/"
 cp "$src"/config/diskperf_exporter.yml "$src"/config/examples/*.yml "$src"/tests/fuzz/seeds/config/* "$seeds/fuzz_config/"
 cp "$src"/tests/fuzz/seeds/web_config/* "$seeds/fuzz_web_config/"
 cp "$src"/tests/fuzz/seeds/web_config/* "$seeds/fuzz_config/"  # the same YAML reader

@@ -89,3 +89,44 @@ TEST_CASE("cli: the max ages (queue settings, dm volumes) take a duration, 0 inc
     CHECK(r.exit_code != 0);
   }
 }
+
+TEST_CASE("cli and config: the IMDS options, a flag over the config key over the default", "[cli][imds]") {
+  auto flags = parse({"--azure.imds=on", "--azure.imds-url=http://127.0.0.1:8080", "--azure.imds-timeout=500ms",
+                      "--azure.imds-refresh=30s", "metrics"});
+  REQUIRE(flags.options);
+  Config empty;
+  auto o = imds_options(*flags.options, empty);
+  REQUIRE(o);
+  CHECK(o->mode == ImdsMode::on);
+  CHECK(o->url == "http://127.0.0.1:8080");
+  CHECK(o->timeout == std::chrono::milliseconds(500));
+  CHECK(o->refresh == std::chrono::seconds(30));
+  auto r = parse_config("collectors:\n  azure:\n    imds: 'on'\n    imds_url: http://10.0.0.1\n"
+                        "    imds_timeout: 3s\n    imds_refresh: 1h\n");
+  REQUIRE(r.config);
+  auto from_config = imds_options(*parse({}).options, *r.config);
+  REQUIRE(from_config);
+  CHECK(from_config->url == "http://10.0.0.1");
+  CHECK(from_config->timeout == std::chrono::seconds(3));
+  CHECK(from_config->refresh == std::chrono::hours(1));
+  auto both = imds_options(*flags.options, *r.config);
+  CHECK(both->url == "http://127.0.0.1:8080");
+  CHECK_FALSE(imds_options(*parse({"--azure.imds=off"}).options, *r.config));
+  // auto off Azure (this tree has no Azure DMI): no IMDS at all.
+  auto auto_mode = parse({"--path.sysfs=/nonexistent"});
+  CHECK_FALSE(imds_options(*auto_mode.options, empty));
+  CHECK(ImdsOptions{} == ImdsOptions{});
+  CHECK_FALSE(parse({"--azure.imds=maybe"}).options);
+  CHECK_FALSE(parse({"--azure.imds-url=https://169.254.169.254"}).options);
+  CHECK_FALSE(parse({"--azure.imds-timeout=0"}).options);
+  CHECK_FALSE(parse({"--azure.imds-refresh=1s"}).options);
+  for (const char* bad : {"collectors:\n  azure:\n    imds: maybe\n", "collectors:\n  azure:\n    imds_url: ftp://x\n",
+                          "collectors:\n  azure:\n    imds_timeout: forever\n",
+                          "collectors:\n  azure:\n    imds_refresh: 1s\n", "collectors:\n  azure:\n    imds_proxy: x\n"}) {
+    INFO(bad);
+    auto e = parse_config(bad);
+    CHECK_FALSE(e.config);
+    REQUIRE_FALSE(e.errors.empty());
+    CHECK(e.errors.front().line == 3);
+  }
+}

@@ -55,7 +55,8 @@ TEST_CASE("tier: caps from PerfCounters SLA alone (no config)", "[tiers][collect
   CHECK(labels_of(f, "diskperf_tier_disk_info", "device", "sdc") ==
         std::map<std::string, std::string>{{"device", "sdc"}, {"tier", "P40/P50"}, {"family", "premium_ssd"},
                                            {"source", "perfcounters"}, {"burst_model", "on_demand"},
-                                           {"bursting", "false"}, {"caching", "None"}, {"azure_lun", "0"}});
+                                           {"bursting", "false"}, {"caching", "None"}, {"azure_lun", "0"},
+                                           {"write_accelerator", ""}});
   CHECK(labels_of(f, "diskperf_tier_disk_info", "device", "sdd").at("caching") == "ReadOnly");
   CHECK(labels_of(f, "diskperf_tier_disk_info", "device", "sda").at("tier") == "P10");
   CHECK(value(f, "diskperf_tier_disk_iops_cap", {{"device", "sda"}}) == 500);
