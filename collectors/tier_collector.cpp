@@ -15,6 +15,17 @@
 #include "config/imds_caps.h"
 
 namespace diskperf {
+namespace {
+
+// Text from the network, fit for one log line: control characters replaced, cut at 80 bytes.
+std::string printable_text(std::string_view s) {
+  std::string out(s.substr(0, 80));
+  for (char& c : out)
+    if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) c = '?';
+  return out;
+}
+
+}  // namespace
 
 std::string probe_device(const std::string& path, const HostPaths& paths) {
   struct stat st {};
@@ -164,9 +175,19 @@ void ImdsNoCapsLog::note(const ImdsCompute& imds, const ResolvedCaps& caps) {
     if (!logged_.count(lun))
       spdlog::warn("azure imds: LUN {} ('{}', {}) has no caps: {} (e.g. {{lun: {}, tier: premium_ssd_v2, "
                    "size_gib: ..., iops: ..., mbps: ...}})",
-                   lun, d.name, d.storage_account_type, t.why_none, lun);
+                   lun, printable_text(d.name), printable_text(d.storage_account_type), t.why_none, lun);
   }
   logged_ = std::move(now);
+  // A size newer than the built-in table: say so once, or its volumes go unbounded unnoticed.
+  const std::string vm = caps.vm || imds.vm_size.empty() ? "" : printable_text(imds.vm_size);
+  if (!vm.empty() && vm != vm_logged_) {
+    std::string nearest;
+    for (const std::string& n : nearest_vm_sizes(builtin_vm_sizes(), vm, 3)) nearest += (nearest.empty() ? "" : ", ") + n;
+    spdlog::warn("azure imds: VM size '{}' is not in the built-in table (nearest: {}): the VM has no caps; give them "
+                 "with tiers.vm_size and tiers.vm_sizes",
+                 vm, nearest);
+  }
+  vm_logged_ = vm;
 }
 
 void emit_probe_caps(Families& out, const std::vector<ProbeCaps>& probes, double meets_fraction) {
@@ -201,7 +222,8 @@ void emit_vm_caps(Families& out, const VmCaps& v) {
   const auto G = prometheus::MetricType::Gauge;
   LazyFamily info(out, "diskperf_tier_vm_info",
                   "VM size whose disk caps apply, where they come from (source: config, perfcounters, builtin, "
-                  "imds) and its disk controller (disk_controller: NVMe, \"SCSI, NVMe\", empty for SCSI).",
+                  "imds) and its disk controller (disk_controller: NVMe, \"SCSI, NVMe\", empty where the size page does not "
+                  "say).",
                   G);
   LazyFamily iops(out, "diskperf_tier_vm_uncached_iops_cap",
                   "VM-level uncached remote-disk cap in I/O operations per second.", G);

@@ -56,14 +56,16 @@ std::vector<ProbeCaps> probe_caps(const std::vector<ProbeJob>& jobs, const Resol
                                   const std::map<std::string, std::string>& kernel_names);
 
 /// Logs once per disk that IMDS lists but gives no caps for (Premium SSD v2), so that the operator
-/// knows to set them in tiers.disks; again only after the disk was gone or got caps.
+/// knows to set them in tiers.disks, and once per VM size IMDS names that the table lacks; again
+/// only after the disk or size was gone or got caps.
 class ImdsNoCapsLog {
  public:
   void note(const ImdsCompute& imds, const ResolvedCaps& caps);
 
  private:
   std::mutex mu_;
-  std::set<std::string> logged_;  // guarded by mu_
+  std::set<std::string> logged_;  // LUNs; guarded by mu_
+  std::string vm_logged_;         // VM size; guarded by mu_
 };
 
 class TierCollector final : public Collector {

@@ -62,8 +62,8 @@ std::optional<std::chrono::milliseconds> bounded_duration(const YAML::Node& n, V
   if (!n) return std::nullopt;
   const auto d = n.IsScalar() ? parse_duration(n.Scalar()) : std::nullopt;
   if (!d || *d < lo || *d > hi) {
-    v.error(n, where + " must be a duration from " + std::to_string(lo.count()) + "ms to " +
-                   std::to_string(hi.count()) + "ms (e.g. 2s, 10m)");
+    v.error(n, where + " must be a duration from " + format_duration(lo) + " to " + format_duration(hi) +
+                   " (e.g. 2s, 10m)");
     return std::nullopt;
   }
   return std::chrono::duration_cast<std::chrono::milliseconds>(*d);

@@ -8,6 +8,7 @@
 #include <set>
 
 #include "config/config.h"
+#include "config/imds_caps.h"
 #include "config/yaml_error.h"
 
 namespace diskperf {
@@ -238,8 +239,12 @@ TiersConfig parse_tiers_config(const YAML::Node& node, std::vector<ConfigError>&
           rule.tier = *b;
           rule.tier_is_builtin = true;
         } else {
+          const std::string_view family = tier_family_of(*tier);  // Azure's storageAccountType spelling
           r.error(e["tier"], w + "tier '" + *tier + "' is unknown (built in: P1-P80, E1-E80, S4-S80, "
-                                 "premium_ssd_v2, ultra; or define it under tiers.custom)");
+                                 "premium_ssd_v2, ultra; or define it under tiers.custom)" +
+                                 (family.empty() ? "" : "; for a " + *tier + " disk write its tier (e.g. " +
+                                  std::string(family == "premium_ssd_v2" || family == "ultra" ? family : "P30") +
+                                  ")"));
           continue;
         }
       }

@@ -30,7 +30,7 @@ void add_duration_flag(CLI::App& app, const std::string& name, std::optional<std
         const auto d = parse_duration(s);
         if (!d) return duration_error(s);
         if (*d < lo || *d > hi)
-          return "'" + s + "' is outside " + std::to_string(lo.count()) + "ms.." + std::to_string(hi.count()) + "ms";
+          return "'" + s + "' is outside " + format_duration(lo) + ".." + format_duration(hi);
         return "";
       });
 }

@@ -16,7 +16,11 @@ std::optional<ImdsOptions> imds_options(const Options& o, const Config& cfg) {
   if (o.azure_imds_refresh) out.refresh = *o.azure_imds_refresh;
   else if (cfg.azure.imds_refresh) out.refresh = *cfg.azure.imds_refresh;
   // auto: never a request off Azure, where 169.254.169.254 may be another cloud's metadata service.
-  if (out.mode == ImdsMode::auto_detect && !azure_vm_by_dmi(o.paths.sysfs)) return std::nullopt;
+  if (out.mode == ImdsMode::auto_detect && !azure_vm_by_dmi(o.paths.sysfs)) {
+    spdlog::debug("azure imds: not asked: {}/class/dmi/id does not say Azure (--azure.imds=on to ask anyway)",
+                  o.paths.sysfs);
+    return std::nullopt;
+  }
   return out;
 }
 

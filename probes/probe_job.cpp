@@ -68,6 +68,14 @@ std::optional<std::uint64_t> parse_size(std::string_view s) {
   return static_cast<std::uint64_t>(v);
 }
 
+std::string format_duration(std::chrono::nanoseconds d) {
+  constexpr std::pair<std::int64_t, const char*> units[] = {
+      {3'600'000'000'000, "h"}, {60'000'000'000, "m"}, {1'000'000'000, "s"}, {1'000'000, "ms"}, {1'000, "us"}};
+  for (const auto& [ns, unit] : units)
+    if (d.count() != 0 && d.count() % ns == 0) return std::to_string(d.count() / ns) + unit;
+  return std::to_string(d.count()) + "ns";
+}
+
 std::optional<std::chrono::nanoseconds> parse_duration(std::string_view s) {
   double n = 0;
   std::string unit;

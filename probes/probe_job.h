@@ -31,6 +31,8 @@ std::optional<std::uint64_t> parse_size(std::string_view s);
 /// A duration: "100us", "500ms", "3s", "2m", "1h"; a bare number means seconds (fio's
 /// runtime= unit). std::nullopt for garbage or a negative value.
 std::optional<std::chrono::nanoseconds> parse_duration(std::string_view s);
+/// A duration in the largest unit that divides it exactly: "10s", "24h", "100ms", "1500us".
+std::string format_duration(std::chrono::nanoseconds d);
 
 /// Most buffer memory one probe job may use: iodepth x bs rounded up to 4 KiB (one page-aligned
 /// buffer per I/O slot, filled by the device; probe_buffer_bytes). Generous for any disk shape (the

@@ -39,14 +39,7 @@ probes:
     max_duty_cycle: 0.5
 YML
 
-cat >"$E2E_TMP/in_cgroup.sh" <<SH
-#!/bin/sh
-echo \$\$ > "$BLKIO_CG/cgroup.procs" && exec "$DISKPERF_EXPORTER" "\$@"
-SH
-chmod +x "$E2E_TMP/in_cgroup.sh"
-real_exporter=$DISKPERF_EXPORTER
-DISKPERF_EXPORTER="$E2E_TMP/in_cgroup.sh" start_exporter --config "$E2E_TMP/config.yml" "${imds[@]}"
-DISKPERF_EXPORTER=$real_exporter
+start_exporter_in_cgroup --config "$E2E_TMP/config.yml" "${imds[@]}"
 
 caps_are() {  # caps_are IOPS: waits up to 20 s for the disk's IOPS cap
   local m=""

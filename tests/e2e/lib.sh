@@ -100,6 +100,19 @@ throttle() {
   echo "$mm $3" >"$BLKIO_CG/blkio.throttle.$2_device"
 }
 
+# start_exporter_in_cgroup ARGS...: start_exporter, with the daemon a process of BLKIO_CG.
+start_exporter_in_cgroup() {
+  cat >"$E2E_TMP/in_cgroup.sh" <<SH
+#!/bin/sh
+echo \$\$ > "$BLKIO_CG/cgroup.procs" && exec "$DISKPERF_EXPORTER" "\$@"
+SH
+  chmod +x "$E2E_TMP/in_cgroup.sh"
+  local real=$DISKPERF_EXPORTER
+  DISKPERF_EXPORTER="$E2E_TMP/in_cgroup.sh"
+  start_exporter "$@"
+  DISKPERF_EXPORTER=$real
+}
+
 # in_cgroup CMD ARGS...: runs CMD as a process of BLKIO_CG.
 in_cgroup() { sh -c 'echo $$ > "$0/cgroup.procs" && exec "$@"' "$BLKIO_CG" "$@"; }
 

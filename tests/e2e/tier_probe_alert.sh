@@ -42,14 +42,7 @@ YML
 write_config P30
 
 # The daemon, in the throttled cgroup.
-cat >"$E2E_TMP/in_cgroup.sh" <<SH
-#!/bin/sh
-echo \$\$ > "$BLKIO_CG/cgroup.procs" && exec "$DISKPERF_EXPORTER" "\$@"
-SH
-chmod +x "$E2E_TMP/in_cgroup.sh"
-real_exporter=$DISKPERF_EXPORTER
-DISKPERF_EXPORTER="$E2E_TMP/in_cgroup.sh" start_exporter --config "$E2E_TMP/config.yml"
-DISKPERF_EXPORTER=$real_exporter
+start_exporter_in_cgroup --config "$E2E_TMP/config.yml"
 m=$(scrape)
 [ "$(sample_value "$m" diskperf_tier_disk_iops_cap "device=\"$dev\"")" = 5000 ] || fail "no P30 IOPS cap for $dev"
 [ "$(sample_value "$m" diskperf_tier_disk_burst_iops_cap "device=\"$dev\"")" = "" ] || fail "P30 bursts without bursting: true"

@@ -129,4 +129,13 @@ TEST_CASE("cli and config: the IMDS options, a flag over the config key over the
     REQUIRE_FALSE(e.errors.empty());
     CHECK(e.errors.front().line == 3);
   }
+  auto refresh = parse_config("collectors:\n  azure:\n    imds_refresh: 5s\n");
+  REQUIRE_FALSE(refresh.errors.empty());
+  CHECK_THAT(refresh.errors.front().message, Catch::Contains("from 10s to 24h"));
+  CHECK(format_duration(std::chrono::milliseconds(100)) == "100ms");
+  CHECK(format_duration(std::chrono::minutes(1)) == "1m");
+  CHECK(format_duration(std::chrono::milliseconds(1500)) == "1500ms");
+  auto v2 = parse_config("tiers:\n  disks:\n    - {lun: 1, tier: PremiumV2_LRS}\n");
+  REQUIRE_FALSE(v2.errors.empty());
+  CHECK_THAT(v2.errors.front().message, Catch::Contains("write its tier (e.g. premium_ssd_v2)"));
 }
