@@ -34,6 +34,14 @@ std::size_t utf8_sequence(std::string_view s, std::size_t i) {
   return n;
 }
 
+// A C1 control (U+0080-U+009F) or U+2028 / U+2029: readers that split lines on them would cut
+// the sample, so they are replaced as the C0 controls are.
+bool is_line_breaking(std::string_view seq) {
+  const auto b = [&](std::size_t k) { return static_cast<unsigned char>(seq[k]); };
+  if (seq.size() == 2) return b(0) == 0xc2 && b(1) <= 0x9f;
+  return seq.size() == 3 && b(0) == 0xe2 && b(1) == 0x80 && (b(2) == 0xa8 || b(2) == 0xa9);
+}
+
 // Appends name="value" to `out` (with a ',' first unless `first`), the value
 // escaped as the text format requires.
 void append_label_text(std::string& out, bool first, std::string_view name, std::string_view value) {
@@ -54,7 +62,14 @@ void append_label_text(std::string& out, bool first, std::string_view name, std:
     if (!escaped && (u < 0x20 || u == 0x7f)) escaped = "\xEF\xBF\xBD";
     if (!escaped && u >= 0x80) {
       if (const std::size_t n = utf8_sequence(value, i)) {
+        if (!is_line_breaking(value.substr(i, n))) {
+          i += n - 1;
+          continue;
+        }
+        out.append(value.data() + start, i - start);
+        out += "\xEF\xBF\xBD";
         i += n - 1;
+        start = i + 1;
         continue;
       }
       escaped = "\xEF\xBF\xBD";  // U+FFFD REPLACEMENT CHARACTER

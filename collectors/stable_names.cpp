@@ -11,7 +11,10 @@ namespace {
 
 using LunMap = std::map<std::string, std::set<unsigned>>;
 
+// A number as udev and the kernel write it: decimal digits, no sign, no leading zero ("00" is not
+// LUN 0, or two links would name one LUN).
 std::optional<unsigned> parse_unsigned(std::string_view s) {
+  if (s.size() > 1 && s.front() == '0') return std::nullopt;
   unsigned v = 0;
   auto [ptr, ec] = std::from_chars(s.data(), s.data() + s.size(), v, 10);
   if (s.empty() || ec != std::errc() || ptr != s.data() + s.size()) return std::nullopt;

@@ -7,6 +7,7 @@
 
 #include <yaml-cpp/yaml.h>
 
+#include "collectors/azure/imds_client.h"
 #include "collectors/device_filter.h"
 #include "config/yaml_error.h"
 #include "config/yaml_limits.h"
@@ -75,8 +76,9 @@ void parse_imds_keys(const YAML::Node& az, Validator& v, AzureConfig& out) {
     else v.error(m, "collectors.azure.imds must be auto, on or off");
   }
   if (const YAML::Node u = az["imds_url"]) {
-    if (u.IsScalar() && u.Scalar().rfind("http://", 0) == 0) out.imds_url = u.Scalar();
-    else v.error(u, "collectors.azure.imds_url must be a plain HTTP URL (http://...)");
+    const std::string problem = u.IsScalar() ? imds_url_problem(u.Scalar()) : "must be a string";
+    if (problem.empty()) out.imds_url = u.Scalar();
+    else v.error(u, "collectors.azure.imds_url " + problem + " (e.g. http://169.254.169.254)");
   }
   out.imds_timeout = bounded_duration(az["imds_timeout"], v, "collectors.azure.imds_timeout",
                                       std::chrono::milliseconds(100), std::chrono::minutes(1));

@@ -1,6 +1,7 @@
 #include "config/imds_caps.h"
 
 #include <cmath>
+#include <cstdio>
 
 namespace diskperf {
 
@@ -48,8 +49,9 @@ ImdsTier imds_disk_tier(const ImdsDisk& disk) {
     r.tier = *t;
     r.builtin = true;
   } else {
-    r.why_none = "diskSizeGB " + std::to_string(static_cast<long long>(*disk.disk_size_gb)) +
-                 " is larger than every " + std::string(family) + " tier";
+    char gb[32];
+    std::snprintf(gb, sizeof gb, "%.0f", *disk.disk_size_gb);
+    r.why_none = "diskSizeGB " + std::string(gb) + " is larger than every " + std::string(family) + " tier";
   }
   return r;
 }

@@ -43,7 +43,7 @@ void add_imds_flags(CLI::App& app, Options& o) {
       ->check(CLI::IsMember({"auto", "on", "off"}));
   app.add_option("--azure.imds-url", o.azure_imds_url, "Base URL of the Instance Metadata Service (plain HTTP)")
       ->default_str(kDefaultImdsUrl)
-      ->check([](const std::string& u) { return u.rfind("http://", 0) == 0 ? "" : "must start with http://"; });
+      ->check([](const std::string& u) { return imds_url_problem(u); });
   add_duration_flag(app, "--azure.imds-timeout", o.azure_imds_timeout, "Longest an IMDS request may take", "2s",
                     std::chrono::milliseconds(100), std::chrono::minutes(1));
   add_duration_flag(app, "--azure.imds-refresh", o.azure_imds_refresh,

@@ -32,7 +32,10 @@ std::shared_ptr<const ImdsWatcher> ImdsSlot::apply(const std::optional<ImdsOptio
     if (options == options_) return watcher_;
     old = std::move(watcher_);
     options_ = options;
-    if (options) watcher_ = std::make_shared<ImdsWatcher>(*options, sysfs);
+    if (options) {
+      watcher_ = std::make_shared<ImdsWatcher>(*options, sysfs);
+      if (old) watcher_->adopt(old->state());  // the last good document outlives a reload
+    }
     now = watcher_;
   }
   if (old) old->stop();

@@ -77,11 +77,6 @@ int run_main_loop(ConfigReloader& reloader) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  // Block the signals the main loop waits for before any thread starts.
-  sigset_t set;
-  sigemptyset(&set);
-  for (int s : {SIGINT, SIGTERM, SIGHUP}) sigaddset(&set, s);
-  pthread_sigmask(SIG_BLOCK, &set, nullptr);
   signal(SIGPIPE, SIG_IGN);
   configure_allocator();
   raise_open_files_limit();
@@ -89,6 +84,14 @@ int main(int argc, char** argv) {
   ParsedCommandLine cl = parse_command_line(argc, argv);
   if (!cl.options) return cl.exit_code;
   const Options& o = *cl.options;
+  // The daemon's main loop waits for these: blocked before any thread starts. The one-shot
+  // commands keep their default action, so Ctrl-C or SIGTERM ends them at once.
+  if (o.command == Command::serve) {
+    sigset_t set;
+    sigemptyset(&set);
+    for (int s : {SIGINT, SIGTERM, SIGHUP}) sigaddset(&set, s);
+    pthread_sigmask(SIG_BLOCK, &set, nullptr);
+  }
   setup_logging(o.log_level);
   if (o.command == Command::validate_config) return validate_config(o);
   if (o.command == Command::probe) return run_probe_command(o.probe, o.paths, std::cout, std::cerr);

@@ -27,6 +27,9 @@ std::string describe(const json& v) {
   }
 }
 
+// Larger than any disk size in GB, IOPS or bytes/s a disk can have: a value above is garbage.
+constexpr double kMaxQuantity = 1e15;
+
 // Reads the fields of one JSON object; the first error found stays in `error`.
 struct Reader {
   std::string error;
@@ -70,6 +73,7 @@ struct Reader {
       return fail(path, *v, "is not a number");
     }
     if (!std::isfinite(d) || d < 0) return fail(path, *v, "is not a finite number >= 0");
+    if (d > kMaxQuantity) return fail(path, *v, "is out of range");
     out = d;
     return true;
   }
@@ -137,6 +141,8 @@ struct Reader {
 
   bool storage(const json& compute, ImdsCompute& out) {
     const json* sp = object(compute, "storageProfile", "storageProfile");
+    // Every VM has an OS disk: a document without its storage profile is not a good answer.
+    if (!sp && error.empty()) error = "storageProfile: missing";
     if (!sp) return error.empty();
     if (const json* os = object(*sp, "osDisk", "storageProfile.osDisk")) {
       if (!disk(*os, "storageProfile.osDisk", out.os_disk.emplace())) return false;
@@ -181,16 +187,17 @@ ImdsParse parse_imds_compute(std::string_view text) {
 
   Reader r;
   ImdsCompute c;
-  const bool ok = r.text(*compute, "vmSize", "vmSize", c.vm_size) &&
-                  r.text(*compute, "location", "location", c.location) &&
-                  r.text(*compute, "name", "name", c.name) && r.text(*compute, "zone", "zone", c.zone) &&
-                  r.text(*compute, "resourceId", "resourceId", c.resource_id) && r.storage(*compute, c);
+  bool ok = r.text(*compute, "vmSize", "vmSize", c.vm_size) &&
+            r.text(*compute, "location", "location", c.location) &&
+            r.text(*compute, "name", "name", c.name) && r.text(*compute, "zone", "zone", c.zone) &&
+            r.text(*compute, "resourceId", "resourceId", c.resource_id);
+  if (ok && c.vm_size.empty()) {
+    r.error = "vmSize: missing";
+    ok = false;
+  }
+  ok = ok && r.storage(*compute, c);
   if (!ok) {
     out.error = r.error;
-    return out;
-  }
-  if (c.vm_size.empty()) {
-    out.error = "vmSize: missing";
     return out;
   }
   out.compute = std::move(c);

@@ -60,6 +60,12 @@ ImdsWatcher::ImdsWatcher(ImdsOptions options, std::string sysfs)
 
 ImdsWatcher::~ImdsWatcher() { stop(); }
 
+void ImdsWatcher::adopt(std::shared_ptr<const ImdsState> previous) {
+  if (!previous) return;
+  std::lock_guard lock(mu_);
+  state_ = std::move(previous);
+}
+
 void ImdsWatcher::start() {
   std::lock_guard lock(mu_);
   if (thread_.joinable() || stopping_ || options_.mode == ImdsMode::off) return;

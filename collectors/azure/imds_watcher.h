@@ -66,6 +66,9 @@ class ImdsWatcher {
   ImdsWatcher(const ImdsWatcher&) = delete;
   ImdsWatcher& operator=(const ImdsWatcher&) = delete;
 
+  /// Starts from the state of the watcher this one replaces (a reload that changed the options):
+  /// its last good document, counters and last success stay until this one gets an answer.
+  void adopt(std::shared_ptr<const ImdsState> previous);
   /// Starts the background thread (serve); does nothing in mode off or once stopped. Auto mode
   /// is the caller's to decide (azure_vm_by_dmi): the watcher asks whatever `url` it is given.
   void start();

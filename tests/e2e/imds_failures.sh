@@ -40,6 +40,24 @@ http_proxy=http://127.0.0.1:9 HTTP_PROXY=http://127.0.0.1:9 all_proxy=http://127
   "$DISKPERF_EXPORTER" metrics --azure.imds=on "$url" --azure.perfcounters-file= >"$E2E_TMP/m.txt" 2>&1
 [ "$(sample_value "$(cat "$E2E_TMP/m.txt")" diskperf_azure_imds_up "")" = 1 ] || fail "IMDS not reached with a proxy set"
 
+# The one-shot commands end at SIGTERM while IMDS hangs, instead of waiting out the timeout.
+echo hang >"$IMDS_MODE_FILE"
+for cmd in metrics check; do
+  t0=$(date +%s.%N)
+  "$DISKPERF_EXPORTER" "$cmd" --azure.imds=on "$url" --azure.imds-timeout=60s --azure.perfcounters-file= \
+    >/dev/null 2>&1 &
+  pid=$!
+  sleep 1
+  kill -TERM "$pid"
+  rc=0
+  wait "$pid" || rc=$?
+  took=$(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { printf "%.2f", b - a - 1 }')
+  [ "$rc" -ne 0 ] || fail "$cmd exited 0 after SIGTERM"
+  awk -v t="$took" 'BEGIN { exit !(t < 2) }' || fail "$cmd took ${took}s to end at SIGTERM while IMDS hangs"
+done
+echo ok >"$IMDS_MODE_FILE"
+log "metrics and check end at SIGTERM while IMDS hangs"
+
 # The daemon: good document first, then failures.
 start_exporter --azure.imds=on "$url" --azure.imds-refresh=10s --azure.imds-timeout=1s --azure.perfcounters-file=
 wait_up() {  # wait_up VALUE SECONDS

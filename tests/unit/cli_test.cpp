@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include "collectors/azure/imds_client.h"
 #include "config/config.h"
 #include "daemon/cli.h"
 #include "daemon/collector_set.h"
@@ -138,4 +139,43 @@ TEST_CASE("cli and config: the IMDS options, a flag over the config key over the
   auto v2 = parse_config("tiers:\n  disks:\n    - {lun: 1, tier: PremiumV2_LRS}\n");
   REQUIRE_FALSE(v2.errors.empty());
   CHECK_THAT(v2.errors.front().message, Catch::Contains("write its tier (e.g. premium_ssd_v2)"));
+}
+
+TEST_CASE("cli and config: an IMDS URL is plain HTTP with a host and nothing after the path", "[cli][imds]") {
+  CHECK(imds_url_problem("http://169.254.169.254") == "");
+  CHECK(imds_url_problem("HTTP://127.0.0.1:8080/") == "");
+  CHECK(imds_url_problem("https://169.254.169.254") != "");
+  CHECK(imds_url_problem("http://") == "has no host");
+  CHECK(imds_url_problem("http:///x") == "has no host");
+  CHECK(imds_url_problem("http://a b") == "holds a blank or a control character");
+  CHECK(imds_url_problem("http://a\nb") == "holds a blank or a control character");
+  CHECK(imds_url_problem("http://h:1?x=1") == "must not have a query or fragment");
+  CHECK_FALSE(parse({"--azure.imds-url=http://h:1?x=1"}).options);
+  auto e = parse_config("collectors:\n  azure:\n    imds_url: 'http://'\n");
+  REQUIRE_FALSE(e.errors.empty());
+  CHECK(e.errors.front().message == "collectors.azure.imds_url has no host (e.g. http://169.254.169.254)");
+}
+
+TEST_CASE("imds slot: a reload that changes the options keeps the last good document", "[cli][imds]") {
+  ImdsSlot slot(false);
+  ImdsOptions a;
+  a.mode = ImdsMode::on;
+  a.url = "http://127.0.0.1:9";
+  auto first = slot.apply(a, "/nonexistent");
+  REQUIRE(first);
+  CHECK(slot.apply(a, "/nonexistent") == first);  // same options: the same client
+  auto good = std::make_shared<ImdsState>();
+  good->compute = std::make_shared<const ImdsCompute>(ImdsCompute{"Standard_E16ds_v5", "", "", "", "", {}, {}});
+  good->up = true;
+  good->requests = 3;
+  slot.current()->adopt(good);
+  ImdsOptions b = a;
+  b.refresh = std::chrono::seconds(11);
+  auto second = slot.apply(b, "/nonexistent");
+  REQUIRE(second);
+  CHECK(second != first);
+  REQUIRE(second->state()->compute);
+  CHECK(second->state()->compute->vm_size == "Standard_E16ds_v5");
+  CHECK(second->state()->requests == 3);
+  CHECK_FALSE(slot.apply(std::nullopt, "/nonexistent"));
 }

@@ -164,6 +164,7 @@ TEST_CASE("imds caps: by-lun links win over scsi1 links and namespace ids", "[im
   std::filesystem::create_directories(dev / "disk/azure/scsi1");
   std::filesystem::create_symlink("../../../nvme0n4", dev / "disk/azure/scsi1/lun5");
   std::filesystem::create_symlink("../../../nvme1n1", dev / "disk/azure/scsi1/lun6");
+  std::filesystem::create_symlink("../../../../nvme0n3", dev / "disk/azure/data/by-lun/01");  // not a LUN name
   const StableNames n = read_stable_names(dev.string(), (tmp.path / "sys").string());
   CHECK(n.azure_lun.at("nvme0n4") == std::set<unsigned>{7});  // by-lun, not scsi1's 5 nor nsid's 2
   CHECK(n.azure_lun.at("nvme1n1") == std::set<unsigned>{6});  // scsi1 where by-lun says nothing

@@ -122,11 +122,14 @@ TEST_CASE("imds document: JSON numbers and booleans, the whole instance document
   const ImdsCompute whole = parse_ok(R"({"compute":)" + imds_doc("p30_lun0.json") + R"(,"network":{}})");
   CHECK(whole.vm_size == "Standard_E16ds_v5");
   CHECK(whole.data_disks.size() == 1);
-  // No storageProfile: no disks, not an error.
-  const ImdsCompute bare = parse_ok(R"({"vmSize":"Standard_D2s_v5","storageProfile":null})");
+  // No storageProfile: a bad answer (every VM has an OS disk), not a VM without disks.
+  CHECK(parse_error(R"({"vmSize":"Standard_D2s_v5","storageProfile":null})") == "storageProfile: missing");
+  CHECK(parse_error(R"({"vmSize":"Standard_D2s_v5"})") == "storageProfile: missing");
+  const ImdsCompute bare = parse_ok(R"({"vmSize":"Standard_D2s_v5","storageProfile":{}})");
   CHECK(bare.data_disks.empty());
   CHECK_FALSE(bare.os_disk);
-  CHECK(parse_ok(R"({"vmSize":"Standard_D2s_v5"})").data_disks.empty());
+  CHECK(parse_error(with_disk(R"({"lun":"0","diskSizeGB":"99999999999999999999999"})")) ==
+        "storageProfile.dataDisks[0].diskSizeGB: '99999999999999999999999' is out of range");
 }
 
 TEST_CASE("imds document: broken documents say what and where", "[imds][bad-input]") {

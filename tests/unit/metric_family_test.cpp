@@ -77,6 +77,10 @@ TEST_CASE("metric family: bytes that are not well-formed UTF-8 are written as U+
   CHECK(rendered("\"\xFE\\\n") == "\\\"" + fffd + "\\\\\\n");
   // Control characters: a NUL (as in a sysfs vendor string), a tab, ESC, DEL.
   CHECK(rendered(std::string("HP\0\0 Q\t\x1b[1m\x7f", 12)) == "HP" + fffd + fffd + " Q" + fffd + fffd + "[1m" + fffd);
+  // C1 controls and the Unicode line and paragraph separators, each replaced whole; other
+  // multi-byte characters (U+00A0, U+2027, U+00E9) kept.
+  CHECK(rendered("a\xC2\x85" "b\xC2\x9F\xC2\xA0\xE2\x80\xA8\xE2\x80\xA9\xE2\x80\xA7\xC3\xA9") ==
+        "a" + fffd + "b" + fffd + "\xC2\xA0" + fffd + fffd + "\xE2\x80\xA7\xC3\xA9");
 
   // Every byte 0x00-0xff: printable ASCII kept (escaped), the newline escaped, other control
   // characters and each byte >= 0x80 alone replaced.
