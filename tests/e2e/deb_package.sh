@@ -13,6 +13,7 @@ deb=$(ls "$E2E_TMP"/pkg/diskperf-exporter_*_amd64.deb)
 on_exit "dpkg --purge diskperf-exporter"
 dpkg-deb -f "$deb" Depends | grep -q libcivetweb1 || fail "Depends lacks libcivetweb1: $(dpkg-deb -f "$deb" Depends)"
 dpkg-deb -f "$deb" Depends | grep -q adduser || fail "Depends lacks adduser"
+dpkg-deb -f "$deb" Depends | grep -q libcurl4 || fail "Depends lacks libcurl4 (dlopened for Azure IMDS)"
 dpkg -i "$deb" >"$E2E_TMP/dpkg.log" 2>&1 || { cat "$E2E_TMP/dpkg.log" >&2; fail "dpkg -i failed"; }
 
 /usr/bin/diskperf_exporter --version | grep -q "^diskperf_exporter 0\." || fail "installed --version"
