@@ -167,7 +167,7 @@ std::optional<std::string> DiskstatsCollector::collect(Families& out) {
     if (filter_->accepts(e.device, kinds ? kind_of(e, generation) : DeviceKind::unknown)) kept.push_back(&e);
   }
   std::erase_if(kinds_, [generation](const auto& kv) { return kv.second.seen != generation; });
-  unwrap_.apply(kept);
+  unwrap_.apply(kept, !parsed.rejected.empty());
   read_lock.unlock();
 
   std::vector<std::string> labels;

@@ -38,7 +38,7 @@ void DiskstatsUnwrap::start_over(State& s, DiskstatsEntry& e, std::string uuid) 
   for (std::size_t i = 0; i < kTimes; ++i) s.raw[i] = times[i] ? *times[i] : 0;
 }
 
-void DiskstatsUnwrap::apply(const std::vector<DiskstatsEntry*>& entries) {
+void DiskstatsUnwrap::apply(const std::vector<DiskstatsEntry*>& entries, bool partial) {
   std::lock_guard lock(mu_);
   const std::uint64_t generation = ++generation_;
   for (DiskstatsEntry* e : entries) {
@@ -57,8 +57,9 @@ void DiskstatsUnwrap::apply(const std::vector<DiskstatsEntry*>& entries) {
     for (std::size_t i = 0; i < kTimes; ++i) {
       if (!times[i] || *times[i] >= s.raw[i]) continue;
       down = true;
-      // A value the kernel printed above 32 bits cannot have wrapped at 2^32.
-      reset = reset || s.raw[i] > std::numeric_limits<std::uint32_t>::max();
+      // A value the kernel printed above 32 bits cannot have wrapped at 2^32; nor can one that fell
+      // by less than half the range (between two reads a field grows by far less than 2^31 ms).
+      reset = reset || s.raw[i] > std::numeric_limits<std::uint32_t>::max() || s.raw[i] - *times[i] < kWrap / 2;
     }
     // A device created again under the same number with times above the old ones shows only in
     // its uuid: asked at every read once an offset would carry over to it.
@@ -78,7 +79,7 @@ void DiskstatsUnwrap::apply(const std::vector<DiskstatsEntry*>& entries) {
     }
     s.counts = counts;
   }
-  std::erase_if(devices_, [generation](const auto& kv) { return kv.second.seen != generation; });
+  if (!partial) std::erase_if(devices_, [generation](const auto& kv) { return kv.second.seen != generation; });
 }
 
 std::size_t DiskstatsUnwrap::size() const {

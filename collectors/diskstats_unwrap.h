@@ -25,10 +25,12 @@ class DiskstatsUnwrap {
   explicit DiskstatsUnwrap(UuidOf uuid_of) : uuid_of_(std::move(uuid_of)) {}
 
   /// Rewrites the time fields of `entries` (one read of /proc/diskstats) to their running values,
-  /// and forgets the devices that are not among them. A time field lower than in the last read,
-  /// of the same device, with no completed-I/O count lower, wrapped: 2^32 ms more from then on.
-  /// Thread-safe; callers serialise read and apply, so that reads are applied in the order taken.
-  void apply(const std::vector<DiskstatsEntry*>& entries);
+  /// and forgets the devices that are not among them unless `partial` (a line of the read was
+  /// rejected: its device may be one of them). A time field more than 2^31 ms lower than in the
+  /// last read, of the same device, with no completed-I/O count lower, wrapped: 2^32 ms more from
+  /// then on; one lower by less started over. Thread-safe; callers serialise read and apply, so
+  /// that reads are applied in the order taken.
+  void apply(const std::vector<DiskstatsEntry*>& entries, bool partial = false);
 
   /// Devices tracked now (for tests).
   std::size_t size() const;

@@ -56,8 +56,7 @@ struct RunHooks {
 /// reached (paced by rate_iops when set), then waits for every I/O in flight, however long.
 /// The I/O in flight starts at a few and grows to iodepth as the disk completes it in time
 /// (probes/depth_ramp.h). After an I/O times out no new I/O is issued in this run. When
-/// `hooks.stop` becomes true no new I/O is issued either, and the I/O in flight is awaited until
-/// it completes or outlives the timeout; then the run ends, leaving the rest in `unfinished`.
+/// `hooks.stop` becomes true the run ends at once, leaving the I/O in flight in `unfinished`.
 RunResult run_probe(const ProbeJob& job, const std::string& path, std::uint64_t region_offset,
                     std::uint64_t region_size, std::uint32_t alignment, const RunHooks& hooks = {});
 

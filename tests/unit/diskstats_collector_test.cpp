@@ -262,6 +262,21 @@ TEST_CASE("diskstats: statistics reset (a completed count went down) start over"
   CHECK(sample(big, "diskperf_disk_read_time_seconds_total", "device", "sdb") == Approx(0.06));
 }
 
+TEST_CASE("diskstats: a small drop is a new start, not a wrap; a rejected line forgets nothing",
+          "[diskstats][wrap]") {
+  WrapFixture f;
+  // A disk replaced under the same number with more I/O done and times a little lower: no wrap.
+  f.scrape(line17("8 32 sdc", {20, 20, 0, 0}, {40, 40, 40, 40, 0, 0}));
+  Families small = f.scrape(line17("8 32 sdc", {21, 21, 0, 0}, {39, 39, 39, 39, 0, 0}));
+  CHECK(sample(small, "diskperf_disk_read_time_seconds_total", "device", "sdc") == Approx(0.039));
+  // A read with a line that does not parse keeps the state of every device: the next wrap counts.
+  const std::array<std::uint64_t, 6> high{k2e32 - 300, k2e32 - 300, k2e32 - 300, k2e32 - 300, 0, 0};
+  f.scrape(line17("8 32 sdc", {22, 22, 0, 0}, high));
+  f.scrape(" 8 32 sdc 11 0 800 abc 100\n");
+  Families wrapped = f.scrape(line17("8 32 sdc", {23, 23, 0, 0}, {100, 100, 100, 100, 0, 0}));
+  CHECK(sample(wrapped, "diskperf_disk_read_time_seconds_total", "device", "sdc") == (k2e32 + 100) / 1000.0);
+}
+
 TEST_CASE("diskstats unwrap: concurrent scrapes see one running value", "[diskstats][wrap]") {
   WrapFixture f;
   f.scrape(line17("253 0 dm-0", {1, 1, 1, 1}, {k2e32 - 1, 0, 0, 0, 0, 0}));
