@@ -14,6 +14,7 @@ namespace diskperf {
 namespace {
 
 constexpr std::uint64_t kPollNs = 100'000'000;  // longest wait between checks of stop and timeouts
+constexpr std::uint64_t kStopGraceNs = 100'000'000;  // I/O in flight awaited after a stop
 
 std::string error_kind(long res, bool write, std::uint64_t bs) {
   if (res == -EIO) return "eio";
@@ -50,6 +51,7 @@ RunResult run_probe(const ProbeJob& job, const std::string& path, std::uint64_t 
       job.number_ios ? UINT64_MAX : t0 + static_cast<std::uint64_t>(job.runtime.count());
   std::uint64_t issued = 0, last_done = t0;
   bool draining = false, abandoned = false, stall_reported = false;
+  std::uint64_t stop_by = 0;  // when stopping: the end of the grace for the I/O in flight
   std::set<unsigned> overdue;  // slots in flight past the timeout
   const auto timeout_ns = static_cast<std::uint64_t>(job.timeout.count());
   // The I/O in flight grows to iodepth only as fast as the disk shows it completes it: what is in
@@ -66,10 +68,15 @@ RunResult run_probe(const ProbeJob& job, const std::string& path, std::uint64_t 
   while (true) {
     std::uint64_t now = monotonic_ns();
     if (hooks.stop && hooks.stop->load()) {
-      // Stopping (a reload, SIGTERM): no new I/O, and the I/O in flight goes to the caller in
-      // `unfinished` instead of being awaited, so a reload never waits for a slow disk.
-      abandoned = true;
-      break;
+      // Stopping (a reload, SIGTERM): no new I/O. What a healthy disk completes within a short
+      // grace is awaited (its engine is freed here); the rest goes to the caller in `unfinished`,
+      // so a reload never waits for a slow disk.
+      if (!stop_by) stop_by = now + std::min(kStopGraceNs, timeout_ns);
+      draining = true;
+      if (now >= stop_by || !overdue.empty()) {
+        abandoned = true;
+        break;
+      }
     }
     if (now >= deadline || (job.number_ios && issued >= job.number_ios)) draining = true;
     if (!draining) {

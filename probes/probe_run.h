@@ -56,7 +56,8 @@ struct RunHooks {
 /// reached (paced by rate_iops when set), then waits for every I/O in flight, however long.
 /// The I/O in flight starts at a few and grows to iodepth as the disk completes it in time
 /// (probes/depth_ramp.h). After an I/O times out no new I/O is issued in this run. When
-/// `hooks.stop` becomes true the run ends at once, leaving the I/O in flight in `unfinished`.
+/// `hooks.stop` becomes true the run ends after at most 100 ms (or the timeout, if shorter), leaving
+/// the I/O still in flight in `unfinished`.
 RunResult run_probe(const ProbeJob& job, const std::string& path, std::uint64_t region_offset,
                     std::uint64_t region_size, std::uint32_t alignment, const RunHooks& hooks = {});
 
