@@ -15,17 +15,6 @@
 #include "config/imds_caps.h"
 
 namespace diskperf {
-namespace {
-
-// Text from the network, fit for one log line: control characters replaced, cut at 80 bytes.
-std::string printable_text(std::string_view s) {
-  std::string out(s.substr(0, 80));
-  for (char& c : out)
-    if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) c = '?';
-  return out;
-}
-
-}  // namespace
 
 std::string probe_device(const std::string& path, const HostPaths& paths) {
   struct stat st {};
@@ -175,11 +164,11 @@ void ImdsNoCapsLog::note(const ImdsCompute& imds, const ResolvedCaps& caps) {
     if (!logged_.count(lun))
       spdlog::warn("azure imds: LUN {} ('{}', {}) has no caps: {} (e.g. {{lun: {}, tier: premium_ssd_v2, "
                    "size_gib: ..., iops: ..., mbps: ...}})",
-                   lun, printable_text(d.name), printable_text(d.storage_account_type), t.why_none, lun);
+                   lun, log_text(d.name), log_text(d.storage_account_type), t.why_none, lun);
   }
   logged_ = std::move(now);
   // A size newer than the built-in table: say so once, or its volumes go unbounded unnoticed.
-  const std::string vm = caps.vm || imds.vm_size.empty() ? "" : printable_text(imds.vm_size);
+  const std::string vm = caps.vm || imds.vm_size.empty() ? "" : log_text(imds.vm_size);
   if (!vm.empty() && vm != vm_logged_) {
     std::string nearest;
     for (const std::string& n : nearest_vm_sizes(builtin_vm_sizes(), vm, 3)) nearest += (nearest.empty() ? "" : ", ") + n;

@@ -170,6 +170,13 @@ struct Reader {
 
 }  // namespace
 
+std::string log_text(std::string_view s) {
+  std::string out(s.substr(0, 80));
+  for (char& c : out)
+    if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) c = '?';
+  return out;
+}
+
 ImdsParse parse_imds_compute(std::string_view text) {
   ImdsParse out;
   const json doc = json::parse(text.begin(), text.end(), nullptr, false);

@@ -46,4 +46,7 @@ inline constexpr std::size_t kImdsMaxDataDisks = 256;
 /// that is neither true nor false, or more than kImdsMaxDataDisks data disks is an error.
 ImdsParse parse_imds_compute(std::string_view json);
 
+/// IMDS text fit for one log line: control characters replaced by '?', cut at 80 bytes.
+std::string log_text(std::string_view s);
+
 }  // namespace diskperf

@@ -28,13 +28,6 @@ double unix_now() {
   return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
 }
 
-// Text from the network, fit for one log line: control characters replaced, cut at 80 bytes.
-std::string printable(std::string_view s) {
-  std::string out(s.substr(0, 80));
-  for (char& c : out)
-    if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) c = '?';
-  return out;
-}
 
 std::string request_url(const std::string& base) {
   std::string url = base;
@@ -191,10 +184,10 @@ void ImdsWatcher::publish(std::shared_ptr<const ImdsCompute> compute, const std:
   }
   const ImdsCompute& c = *next->compute;
   if (streak_before) {
-    spdlog::info("azure imds: {} answers again ({} in {}, {} data disks)", url, printable(c.vm_size),
-                 printable(c.location), c.data_disks.size());
+    spdlog::info("azure imds: {} answers again ({} in {}, {} data disks)", url, log_text(c.vm_size),
+                 log_text(c.location), c.data_disks.size());
   } else if (prev->requests == 0) {
-    spdlog::info("azure imds: {} in {}, {} data disks", printable(c.vm_size), printable(c.location),
+    spdlog::info("azure imds: {} in {}, {} data disks", log_text(c.vm_size), log_text(c.location),
                  c.data_disks.size());
   }
 }
